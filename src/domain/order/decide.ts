@@ -1,0 +1,189 @@
+import { transition } from 'xstate';
+import { ApiError } from '../errors.js';
+import type { AcceptedBy, OrderEvent, OrderPlacedData, Rider } from './events.js';
+import { orderMachine } from './machine.js';
+import type { OrderState, OrderView } from './state.js';
+
+export { ORDER_STATUSES, FINAL_STATUSES, PAYMENT_STATUSES } from './machine.js';
+export type { OrderStatus, PaymentStatus } from './machine.js';
+
+/** A priced order ready to be placed; the service fills in the timestamps. */
+export type NewOrder = Omit<OrderPlacedData, 'placed_at' | 'at'>;
+
+export type OrderCommand =
+  | { type: 'place'; order: NewOrder }
+  | { type: 'cancelByPartner'; reason: string | null }
+  | { type: 'accept'; by: AcceptedBy }
+  | { type: 'startPreparing' }
+  | { type: 'markReady' }
+  | { type: 'assignRider'; rider: Rider }
+  | { type: 'pickUp' }
+  | { type: 'deliver' }
+  | { type: 'collect' }
+  | { type: 'cancelByRestaurant'; reason: string | null; by?: 'restaurant' | 'support' }
+  /** Without an amount, refunds whatever has not been refunded yet. */
+  | { type: 'refund'; amount?: number }
+  | { type: 'recordPaymentSucceeded'; amount: number; provider_ref: string }
+  | { type: 'recordPaymentFailed'; reason: string }
+  | { type: 'sandboxAdvance' };
+
+/** The rider a sandbox order gets when it is advanced past `ready` without one. */
+export const SANDBOX_RIDER: Rider = { name: 'Sandbox Rider', phone: '+96550000000', vehicle: 'motorbike' };
+
+/**
+ * Decides a command against the folded stream: returns the events to append, or throws ApiError.
+ * Every event is checked with `snapshot.can` (folded in sequence), so the machine alone decides
+ * what is allowed; the code here only builds the candidate facts and explains refusals.
+ */
+export function decide(state: OrderState, command: OrderCommand, at: string): OrderEvent[] {
+  if (command.type === 'place') {
+    const placed: OrderEvent = { type: 'OrderPlaced', data: { ...command.order, placed_at: at, at } };
+    return emit(state, [placed], () => new ApiError('invalid_transition', 'The order has already been placed.'));
+  }
+  const order = state.order;
+  if (!order) throw new ApiError('order_not_found');
+  switch (command.type) {
+    case 'cancelByPartner':
+      return emit(state, [{ type: 'OrderCancelled', data: { by: 'partner', reason: command.reason, at } }], () =>
+        new ApiError(
+          'order_not_cancellable',
+          `The order is ${order.status}; only placed or confirmed orders can be cancelled.`,
+        ),
+      );
+    case 'accept':
+      return emit(state, [{ type: 'OrderAccepted', data: { by: command.by, at } }], () =>
+        awaitingPayment(order) ?? refused(order, 'accept'),
+      );
+    case 'startPreparing':
+      return emit(state, [{ type: 'OrderPreparationStarted', data: { at } }], () => refused(order, 'start preparing'));
+    case 'markReady':
+      return emit(state, [{ type: 'OrderPacked', data: { at } }], () => refused(order, 'mark ready'));
+    case 'assignRider':
+      return emit(state, [{ type: 'RiderAssigned', data: { rider: command.rider, at } }], () =>
+        order.fulfilment === 'pickup' ? invalid('Pickup orders have no rider.') : refused(order, 'assign a rider to'),
+      );
+    case 'pickUp':
+      return emit(state, [{ type: 'OrderPickedUp', data: { at } }], () =>
+        order.fulfilment === 'pickup'
+          ? invalid('Pickup orders are collected by the customer, not picked up by a rider.')
+          : order.status === 'ready' && !order.rider
+            ? invalid('No rider is assigned to this order yet.')
+            : refused(order, 'pick up'),
+      );
+    case 'deliver':
+      return emit(state, [{ type: 'OrderDelivered', data: { at } }], () =>
+        order.fulfilment === 'pickup' ? invalid('Pickup orders are collected, not delivered.') : refused(order, 'deliver'),
+      );
+    case 'collect':
+      return emit(state, [{ type: 'OrderCollected', data: { at } }], () =>
+        order.fulfilment === 'delivery' ? invalid('Delivery orders are delivered, not collected.') : refused(order, 'collect'),
+      );
+    case 'cancelByRestaurant':
+      return emit(
+        state,
+        [{ type: 'OrderCancelled', data: { by: command.by ?? 'restaurant', reason: command.reason, at } }],
+        () => refused(order, 'cancel'),
+      );
+    case 'refund':
+      return refund(state, order, command.amount, at);
+    case 'recordPaymentSucceeded': {
+      const { amount, provider_ref } = command;
+      return emit(state, [{ type: 'PaymentSucceeded', data: { amount, provider_ref, at } }], () =>
+        order.status === 'placed' && order.payment_method === 'card' && order.payment_status !== 'paid'
+          ? new ApiError('validation_error', `Payment of ${amount} does not match the order total ${order.pricing.total}.`, {
+              param: 'amount',
+            })
+          : paymentRefused(order),
+      );
+    }
+    case 'recordPaymentFailed':
+      return emit(state, [{ type: 'PaymentFailed', data: { reason: command.reason, at } }], () => paymentRefused(order));
+    case 'sandboxAdvance':
+      return sandboxAdvance(state, order, at);
+  }
+}
+
+function refund(state: OrderState, order: OrderView, requested: number | undefined, at: string): OrderEvent[] {
+  const remaining = order.pricing.total - order.refunded_total;
+  const amount = requested ?? remaining;
+  const event = (value: number): OrderEvent => ({
+    type: 'OrderRefunded',
+    data: { amount: value, refunded_total: order.refunded_total + value, at },
+  });
+  return emit(state, [event(amount)], () => {
+    // If the smallest refund would be accepted, the order is refundable and the amount is at fault.
+    if (remaining > 0 && state.snapshot.can(event(1))) {
+      return new ApiError('invalid_refund', `The refund must be a whole amount from 1 to ${remaining} minor units.`, {
+        param: 'amount',
+      });
+    }
+    if (order.payment_status !== 'paid' && order.payment_status !== 'partially_refunded') {
+      return invalid(`Nothing to refund: the payment status is ${order.payment_status}.`);
+    }
+    return refused(order, 'refund');
+  });
+}
+
+function sandboxAdvance(state: OrderState, order: OrderView, at: string): OrderEvent[] {
+  if (order.environment !== 'sandbox') throw new ApiError('sandbox_only', 'Only sandbox orders can be advanced.');
+  const next = nextOnPath(order, at);
+  if (!next) {
+    throw invalid(`The order is at the end of its path (status ${order.status}); it cannot be advanced.`);
+  }
+  return emit(state, next, () => awaitingPayment(order) ?? refused(order, 'advance'));
+}
+
+/** The facts that move an order to the next status of its fulfilment path, or null at the end. */
+function nextOnPath(order: OrderView, at: string): OrderEvent[] | null {
+  switch (order.status) {
+    case 'placed':
+      return [{ type: 'OrderAccepted', data: { by: 'sandbox', at } }];
+    case 'confirmed':
+      return [{ type: 'OrderPreparationStarted', data: { at } }];
+    case 'preparing':
+      return [{ type: 'OrderPacked', data: { at } }];
+    case 'ready':
+      if (order.fulfilment === 'pickup') return [{ type: 'OrderCollected', data: { at } }];
+      return [
+        ...(order.rider ? [] : [{ type: 'RiderAssigned', data: { rider: SANDBOX_RIDER, at } } as const]),
+        { type: 'OrderPickedUp', data: { at } },
+      ];
+    case 'out_for_delivery':
+      return [{ type: 'OrderDelivered', data: { at } }];
+    default:
+      return null;
+  }
+}
+
+function emit(state: OrderState, events: OrderEvent[], explain: () => ApiError): OrderEvent[] {
+  let snapshot = state.snapshot;
+  for (const event of events) {
+    if (!snapshot.can(event)) throw explain();
+    [snapshot] = transition(orderMachine, snapshot, event);
+  }
+  return events;
+}
+
+function awaitingPayment(order: OrderView): ApiError | undefined {
+  if (order.status !== 'placed' || order.payment_method !== 'card' || order.payment_status === 'paid') return undefined;
+  return new ApiError(
+    'payment_pending',
+    `The card payment has not succeeded yet (payment status ${order.payment_status}); the order cannot be confirmed.`,
+  );
+}
+
+function paymentRefused(order: OrderView): ApiError {
+  if (order.payment_method === 'cash') {
+    return new ApiError('payment_not_required', 'Cash orders are paid on delivery or collection, not online.');
+  }
+  if (order.status === 'placed' && order.payment_status === 'paid') return invalid('The order is already paid.');
+  return refused(order, 'record a payment for');
+}
+
+function refused(order: OrderView, action: string): ApiError {
+  return invalid(`Cannot ${action} an order with status ${order.status}.`);
+}
+
+function invalid(message: string): ApiError {
+  return new ApiError('invalid_transition', message);
+}
