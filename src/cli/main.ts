@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { CliError } from './context.js';
+import { registerPartnerCommands } from './commands/partners.js';
+import { registerKeyCommands } from './commands/keys.js';
+
+const program = new Command()
+  .name('partner-ordering')
+  .description('Operate the partner ordering service: partners, keys, catalog, orders, projections, audits.')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerPartnerCommands(program);
+registerKeyCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode);
+  if (err instanceof CliError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`error: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(2);
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import path from 'node:path';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** Every environment variable the service reads, with its meaning. Documented in README.md. */
+export const configSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe('HTTP port to listen on.'),
+    HOST: z.string().min(1).default('0.0.0.0').describe('Interface to bind.'),
+    DATA_DIR: z.string().min(1).default('./data').describe('Where the embedded stores keep their files; created if missing.'),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .describe('pino log level.'),
+    EVENT_STORE: z.enum(['embedded', 'eventstoredb']).default('embedded').describe('Event store adapter.'),
+    EVENTSTORE_URL: z
+      .string()
+      .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//, 'must be an esdb:// or kurrentdb:// connection string')
+      .optional()
+      .describe('EventStoreDB connection string, required when EVENT_STORE=eventstoredb.'),
+    READ_STORE: z.enum(['embedded', 'mongodb']).default('embedded').describe('Read-model, key, catalog and rate-limit store.'),
+    MONGODB_URL: z
+      .string()
+      .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// connection string')
+      .optional()
+      .describe('MongoDB connection string, required when READ_STORE=mongodb.'),
+    MONGODB_DB: z.string().min(1).default('partner_ordering').describe('MongoDB database name.'),
+    ADMIN_TOKEN: z
+      .string()
+      .min(24, 'must be at least 24 characters')
+      .optional()
+      .describe('Bearer token for the /internal operations API; the API is disabled when unset.'),
+    WEBHOOKS_ALLOW_PRIVATE_URLS: bool
+      .default(false)
+      .describe('Allow http:// and loopback/private webhook hosts. For local testing only.'),
+    DEFAULT_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).default(1200).describe('Per-key limit for keys created without --rate-limit.'),
+    BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(102_400).describe('Largest accepted request body.'),
+    SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL').describe('SQLite durability: FULL survives power loss, NORMAL only process crashes.'),
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000).describe('How long SIGTERM waits for in-flight requests.'),
+    PUBLIC_BASE_URL: z.string().url().optional().describe('Public address of this service, used in payment links. Defaults to http://localhost:PORT.'),
+  })
+  .superRefine((c, ctx) => {
+    if (c.EVENT_STORE === 'eventstoredb' && !c.EVENTSTORE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['EVENTSTORE_URL'], message: 'is required when EVENT_STORE=eventstoredb' });
+    }
+    if (c.READ_STORE === 'mongodb' && !c.MONGODB_URL) {
+      ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required when READ_STORE=mongodb' });
+    }
+  });
+
+export type Config = z.infer<typeof configSchema> & { dataDir: string; publicBaseUrl: string };
+
+export class ConfigError extends Error {}
+
+/** Reads the environment once. Throws ConfigError with a one-line message naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings mean "unset" so that `FOO= npm start` behaves like leaving FOO out.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = configSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    const value = cleaned[name];
+    const shown = value === undefined || /TOKEN|URL/.test(name) ? '' : ` (got "${value}")`;
+    throw new ConfigError(`Invalid configuration: ${name} ${issue.message}${shown}`);
+  }
+  const c = parsed.data;
+  return {
+    ...c,
+    dataDir: path.resolve(c.DATA_DIR),
+    publicBaseUrl: c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`,
+  };
+}

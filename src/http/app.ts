@@ -1,0 +1,72 @@
+import express, { type Express, type Request } from 'express';
+import { timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../domain/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { KeyResolver } from '../application/key-resolver.js';
+import type { KeyRateLimiter } from '../application/rate-limits.js';
+import { requestId } from './middleware/request-id.js';
+import { accessLog } from './middleware/access-log.js';
+import { jsonBody } from './middleware/body.js';
+import { authenticator, rateLimiter } from './middleware/auth.js';
+import { errorMapper } from './middleware/errors.js';
+import { notFound } from './middleware/not-found.js';
+import { mountRoutes } from './mount.js';
+import type { RouteSpec } from './route.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { openApiRoutes } from './routes/openapi.js';
+
+export interface AppDeps {
+  logger: Logger;
+  keys: KeyResolver;
+  limits: KeyRateLimiter;
+  routes: RouteSpec[];
+  bodyLimitBytes: number;
+  adminToken?: string | undefined;
+}
+
+export interface App {
+  express: Express;
+  routes: RouteSpec[];
+  openApiDocument(): Record<string, unknown>;
+}
+
+/**
+ * Builds the Express app without listening, so tests drive it with supertest.
+ * Order: request id -> access log -> body parsing -> (per route) auth -> rate limit -> scope ->
+ * validation -> handler -> error mapper.
+ */
+export function createApp(deps: AppDeps): App {
+  let document: Record<string, unknown> | undefined;
+  const openApiDocument = () => (document ??= buildOpenApiDocument(routes));
+  const routes: RouteSpec[] = [...deps.routes, ...openApiRoutes(openApiDocument)];
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId());
+  app.use(accessLog(deps.logger));
+  app.use(jsonBody(deps.bodyLimitBytes));
+
+  const router = express.Router({ strict: false, caseSensitive: true });
+  mountRoutes(router, routes, {
+    authenticate: authenticator(deps.keys),
+    rateLimit: rateLimiter(deps.limits),
+    requireAdmin: adminGuard(deps.adminToken),
+  });
+  app.use(router);
+  app.use(notFound(routes));
+  app.use(errorMapper(deps.logger));
+  return { express: app, routes, openApiDocument };
+}
+
+function adminGuard(token: string | undefined) {
+  const expected = token ? Buffer.from(`Bearer ${token}`) : undefined;
+  return (req: Request): void => {
+    if (!expected) throw new ApiError('not_found', 'The operations API is disabled (ADMIN_TOKEN is not set).');
+    const got = Buffer.from(req.get('authorization') ?? '');
+    if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+      throw new ApiError('invalid_api_key', 'A valid ADMIN_TOKEN is required.');
+    }
+  };
+}

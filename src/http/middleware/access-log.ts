@@ -1,0 +1,26 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../../shared/logger.js';
+import type { Principal } from '../../application/key-resolver.js';
+
+/** One log line per request. Never logs headers, bodies or keys. */
+export function accessLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const principal = res.locals.principal as Principal | undefined;
+      const line = {
+        request_id: res.locals.requestId as string,
+        method: req.method,
+        route: req.route?.path ?? (res.statusCode === 404 ? '(unmatched)' : req.path),
+        status: res.statusCode,
+        duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+        partner_id: principal?.partner.id,
+        environment: principal?.key.environment,
+        error_code: res.locals.errorCode as string | undefined,
+      };
+      if (res.statusCode >= 500) logger.error(line, 'request failed');
+      else logger.info(line, 'request');
+    });
+    next();
+  };
+}

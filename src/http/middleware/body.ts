@@ -1,0 +1,18 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { ApiError } from '../../domain/errors.js';
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+/** JSON bodies only, up to `limit` bytes. A body of any other type is a 415, not silently ignored. */
+export function jsonBody(limit: number) {
+  const parse = express.json({ limit, strict: true, type: 'application/json' });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const length = Number(req.headers['content-length'] ?? 0);
+    const carriesBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (carriesBody && METHODS_WITH_BODY.has(req.method) && !req.is('application/json')) {
+      next(new ApiError('unsupported_media_type', `Content-Type must be application/json, got ${req.headers['content-type'] ?? 'none'}.`));
+      return;
+    }
+    parse(req, res, next);
+  };
+}

@@ -1,0 +1,113 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from './zod.js';
+import { ErrorBody, envelope } from '../schemas/common.js';
+import type { RouteSpec } from '../route.js';
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid parameter or body (validation_error).',
+  401: 'Missing or invalid API key (missing_api_key, invalid_api_key).',
+  403: 'The key lacks the scope (insufficient_scope) or may not use this endpoint.',
+  404: 'Unknown resource.',
+  405: 'Method not allowed.',
+  409: 'Conflict with the current state.',
+  413: 'Body too large (payload_too_large).',
+  415: 'Body not application/json (unsupported_media_type).',
+  422: 'Business rule refused the request.',
+  429: 'Rate limit exceeded (rate_limited).',
+  500: 'Internal error (internal_error); retry.',
+  503: 'Starting or shutting down.',
+};
+
+const header = (description: string, schema: z.ZodType = z.string()) => ({ description, schema, required: true });
+const requestIdHeader = { 'X-Request-Id': header('Unique id of this request; quote it to support.') };
+const rateLimitHeaders = {
+  'RateLimit-Limit': header('Requests allowed per minute for this key.', z.string().regex(/^\d+$/)),
+  'RateLimit-Remaining': header('Requests left in the current window.', z.string().regex(/^\d+$/)),
+  'RateLimit-Reset': header('Seconds until the window resets.', z.string().regex(/^\d+$/)),
+};
+
+/** `/stores/:store_id` -> `/stores/{store_id}` */
+export const toOpenApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+function errorCodesOf(route: RouteSpec): number[] {
+  const codes = new Set<number>([500, ...(route.errors ?? [])]);
+  const r = route.request ?? {};
+  if (r.params || r.query || r.body || r.headers) codes.add(400);
+  if (r.body) (codes.add(413), codes.add(415));
+  if ((route.auth ?? 'key') !== 'public') (codes.add(401), codes.add(403));
+  if ((route.auth ?? 'key') === 'key') codes.add(429);
+  return [...codes].sort();
+}
+
+export function buildOpenApiDocument(routes: RouteSpec[], serverUrl = '/'): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  registry.register('Error', ErrorBody);
+  registry.registerComponent('securitySchemes', 'apiKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API key: `svc_live_…` for live, `svc_test_…` for sandbox.',
+  });
+  registry.registerComponent('securitySchemes', 'adminToken', { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN.' });
+
+  for (const route of routes) {
+    const auth = route.auth ?? 'key';
+    const limited = auth === 'key';
+    const responses: Record<string, ResponseConfig> = {};
+    for (const [status, spec] of Object.entries(route.responses)) {
+      const headers = { ...requestIdHeader, ...(limited ? rateLimitHeaders : {}), ...(spec.headers ?? {}) };
+      const content = spec.data
+        ? { 'application/json': { schema: envelope(spec.data, spec.pagination) } }
+        : spec.contentType
+          ? { [spec.contentType]: { schema: spec.contentType === 'application/json' ? z.record(z.string(), z.unknown()) : z.string() } }
+          : undefined;
+      responses[status] = { description: spec.description, headers: z.object(mapHeaders(headers)), ...(content ? { content } : {}) };
+    }
+    for (const status of errorCodesOf(route)) {
+      // Only X-Request-Id is promised on errors: some (malformed JSON, 401) happen before the rate limiter.
+      const headers: Record<string, HeaderSpec> = { ...requestIdHeader };
+      if (status === 429) headers['Retry-After'] = header('Seconds to wait before retrying.', z.string().regex(/^\d+$/));
+      responses[String(status)] ??= {
+        description: ERROR_DESCRIPTIONS[status] ?? 'Error.',
+        headers: z.object(mapHeaders(headers)),
+        content: { 'application/json': { schema: ErrorBody } },
+      };
+    }
+    const r = route.request ?? {};
+    registry.registerPath({
+      method: route.method,
+      path: toOpenApiPath(route.path),
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: route.tags,
+      security: auth === 'public' ? [] : auth === 'admin' ? [{ adminToken: [] }] : [{ apiKey: [] }],
+      request: {
+        ...(r.params ? { params: r.params as z.ZodObject } : {}),
+        ...(r.query ? { query: r.query as z.ZodObject } : {}),
+        ...(r.headers ? { headers: r.headers } : {}),
+        ...(r.body ? { body: { required: !r.bodyOptional, content: { 'application/json': { schema: r.body } } } } : {}),
+      },
+      responses,
+      ...(route.scope ? { 'x-required-scope': route.scope } : {}),
+    });
+  }
+
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  return generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Partner Ordering API',
+      version: '1.0.0',
+      description: 'Browse stores, quote delivery, place, pay for and track orders, and receive signed webhooks.',
+    },
+    servers: [{ url: serverUrl }],
+  }) as unknown as Record<string, unknown>;
+}
+
+type HeaderSpec = { description: string; schema: z.ZodType; required?: boolean };
+
+function mapHeaders(headers: Record<string, HeaderSpec>) {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, h]) => [name, (h.required ? h.schema : h.schema.optional()).openapi({ description: h.description })]),
+  );
+}

@@ -1,0 +1,67 @@
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { Scope } from '../domain/scopes.js';
+import type { Principal } from '../application/key-resolver.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Who may call a route: a partner API key (default), nobody (public), or the operations token. */
+export type RouteAuth = 'key' | 'public' | 'admin';
+
+export interface RouteResult {
+  status?: number;
+  data?: unknown;
+  pagination?: unknown;
+  headers?: Record<string, string>;
+  /** Raw non-JSON answer (HTML pages); bypasses the envelope. */
+  raw?: { contentType: string; body: string };
+}
+
+export interface HandlerContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  headers: Record<string, string | undefined>;
+  /** Present on `auth: 'key'` routes. */
+  principal: Principal;
+  requestId: string;
+  req: Request;
+  res: Response;
+}
+
+export interface ResponseSpec {
+  description: string;
+  /** Schema of `data`; omitted for raw answers. */
+  data?: z.ZodType;
+  pagination?: z.ZodType;
+  headers?: Record<string, { description: string; schema: z.ZodType; required?: boolean }>;
+  contentType?: string;
+}
+
+export interface RouteSpec<P = any, Q = any, B = any> {
+  method: HttpMethod;
+  /** Express-style path relative to the mount point, e.g. `/stores/:store_id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth?: RouteAuth;
+  scope?: Scope;
+  request?: {
+    params?: z.ZodType<P>;
+    query?: z.ZodType<Q>;
+    body?: z.ZodType<B>;
+    /** Body may be omitted entirely (e.g. POST /cancel with no reason). */
+    bodyOptional?: boolean;
+    headers?: z.ZodObject;
+  };
+  responses: Record<number, ResponseSpec>;
+  /** Error codes this route can answer with besides the common ones; used for the OpenAPI document. */
+  errors?: number[];
+  handler: (ctx: HandlerContext<P, Q, B>) => Promise<RouteResult> | RouteResult;
+}
+
+export function defineRoute<P, Q, B>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
+  return spec;
+}

@@ -1,0 +1,56 @@
+import http from 'node:http';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger } from './shared/logger.js';
+import { systemClock } from './shared/clock.js';
+import { openStores } from './composition/stores.js';
+import { buildService } from './composition/server.js';
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: config.LOG_LEVEL });
+  const stores = await openStores(config);
+  const service = await buildService(config, stores, { logger, clock: systemClock });
+  const server = http.createServer(service.app.express);
+  server.keepAliveTimeout = 5_000;
+  server.listen(config.PORT, config.HOST, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.PORT;
+    logger.info({ port, data_dir: config.dataDir, event_store: config.EVENT_STORE, read_store: config.READ_STORE }, `listening on http://localhost:${port}`);
+  });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining in-flight requests');
+    service.markShuttingDown();
+    const force = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
+    force.unref();
+    // Stop accepting; idle keep-alive sockets are closed so the drain finishes when requests do.
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    await service.stop();
+    await stores.close();
+    logger.info('stopped cleanly');
+    logger.flush?.();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`Failed to start: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { PartnerAdmin } from '../../src/application/partners.js';
+
+let t: TestService;
+let p: TestPartner;
+
+beforeAll(async () => {
+  t = await startTestService();
+  p = await t.partner({ name: 'Careem Food' });
+});
+afterAll(() => t.close());
+
+describe('authentication', () => {
+  it('when no Authorization header is sent, then 401 missing_api_key in the envelope', async () => {
+    const res = await t.http.get('/v1/ping');
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('missing_api_key');
+    expect(res.body.error.request_id).toBe(res.headers['x-request-id']);
+  });
+
+  it.each([
+    ['an unknown key', 'Bearer svc_test_' + 'x'.repeat(43)],
+    ['a non-Bearer scheme', 'Basic dXNlcjpwYXNz'],
+    ['a malformed header', 'Bearer'],
+    ['a key with a wrong prefix', 'Bearer sk_live_abcdef'],
+    ['garbage characters', 'Bearer svc_live_<script>'],
+  ])('when %s is sent, then 401 invalid_api_key', async (_label, header) => {
+    const res = await t.http.get('/v1/ping').set('Authorization', header);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('invalid_api_key');
+  });
+
+  it('when a live key is used, then ping reports the live environment, partner, scopes and limit', async () => {
+    const res = await t.http.get('/v1/ping').set(bearer(p.live));
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      ok: true,
+      api_version: 'v1',
+      environment: 'live',
+      partner: { id: p.id, name: 'Careem Food' },
+      rate_limit_per_min: t.config.DEFAULT_RATE_LIMIT_PER_MIN,
+    });
+    expect(res.body.data.scopes).toContain('catalog:read');
+    expect(new Date(res.body.data.server_time).toISOString()).toBe(t.clock.now().toISOString());
+  });
+
+  it('when a sandbox key is used, then ping reports the sandbox environment', async () => {
+    const res = await t.http.get('/v1/ping').set(bearer(p.sandbox));
+    expect(res.status).toBe(200);
+    expect(res.body.data.environment).toBe('sandbox');
+  });
+
+  it('when a key is created while running, then it works, and when revoked it stops working within a second', async () => {
+    const admin = new PartnerAdmin(t.stores.partners, t.clock, 600);
+    const { key, record } = await admin.createKey({ partnerId: p.id, environment: 'sandbox', scopes: ['orders:read'] });
+    expect(key).toMatch(/^svc_test_[0-9A-Za-z]{43}$/);
+    const ok = await t.http.get('/v1/ping').set(bearer(key));
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.scopes).toEqual(['orders:read']);
+    expect(ok.body.data.rate_limit_per_min).toBe(600);
+
+    await admin.revokeKey(record.id);
+    const started = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - started < 1500) {
+      status = (await t.http.get('/v1/ping').set(bearer(key))).status;
+      if (status === 200) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - started).toBeLessThan(1200);
+  });
+
+  it('when keys are stored, then only their hash is kept', async () => {
+    const keys = await t.stores.partners.listKeys(p.id);
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    for (const k of keys) {
+      expect(JSON.stringify(k)).not.toContain(p.live);
+      expect(JSON.stringify(k)).not.toContain(p.sandbox);
+      expect(k.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    }
+  });
+});

@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openStores, type Stores } from '../../src/composition/stores.js';
+import { buildService, type Service } from '../../src/composition/server.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { ManualClock } from '../../src/shared/clock.js';
+import { PartnerAdmin } from '../../src/application/partners.js';
+import type { Scope } from '../../src/domain/scopes.js';
+import { http, type Http } from './http.js';
+
+export interface TestService {
+  service: Service;
+  http: Http;
+  stores: Stores;
+  config: Config;
+  clock: ManualClock;
+  dataDir: string;
+  /** A partner with live + sandbox keys. */
+  partner(input?: { name?: string; scopes?: Scope[]; rateLimitPerMin?: number }): Promise<TestPartner>;
+  close(): Promise<void>;
+}
+
+export interface TestPartner {
+  id: string;
+  live: string;
+  sandbox: string;
+  liveKeyId: string;
+  sandboxKeyId: string;
+}
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'pos-test-'));
+}
+
+export async function startTestService(options: { env?: Record<string, string>; clock?: ManualClock; dataDir?: string } = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? tempDataDir();
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SQLITE_SYNCHRONOUS: 'NORMAL', ...options.env });
+  const clock = options.clock ?? new ManualClock();
+  const stores = await openStores(config);
+  const service = await buildService(config, stores, { logger: createLogger({ level: 'silent', pretty: false }), clock });
+  const admin = new PartnerAdmin(stores.partners, clock, config.DEFAULT_RATE_LIMIT_PER_MIN);
+  return {
+    service,
+    http: http(service.app),
+    stores,
+    config,
+    clock,
+    dataDir,
+    partner: async (input = {}) => {
+      const { partner, live, sandbox } = await admin.createPartner({ name: input.name ?? 'Test Partner', ...input });
+      return { id: partner.id, live: live.key, sandbox: sandbox.key, liveKeyId: live.record.id, sandboxKeyId: sandbox.record.id };
+    },
+    close: async () => {
+      await service.stop();
+      await stores.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
