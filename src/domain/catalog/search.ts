@@ -1,0 +1,157 @@
+/**
+ * Store listing and search over pre-normalised entries (built once per catalog by CatalogIndex).
+ * Ordering: with a point, only stores delivering there, nearest first; with a query, best
+ * match first; ties by name then id so every page is stable.
+ */
+import { distanceMetres, inDeliveryZone } from './geo.js';
+import type { Item, Point, Store, Vertical } from './model.js';
+import { storeStatus, type StoreStatus, type StoreStatusValue } from './status.js';
+import { bestRank, normalise } from './text.js';
+
+export interface IndexedItem {
+  item: Item;
+  category_id: string;
+  keys: string[];
+}
+
+export interface IndexedStore {
+  store: Store;
+  keys: string[];
+  items: IndexedItem[];
+}
+
+export function indexStore(store: Store): IndexedStore {
+  const items = store.menu.categories.flatMap((c) => c.items.map((item) => ({ item, category_id: c.id, keys: nameKeys(item) })));
+  return { store, keys: nameKeys(store), items };
+}
+
+function nameKeys(x: { name: string; name_ar: string | null }): string[] {
+  return x.name_ar === null ? [normalise(x.name)] : [normalise(x.name), normalise(x.name_ar)];
+}
+
+export interface StoreHit {
+  store: Store;
+  status: StoreStatus;
+  /** Metres from the query point; null when no point was given. */
+  distance_m: number | null;
+}
+
+export interface StoreListQuery {
+  q?: string | undefined;
+  vertical?: Vertical | undefined;
+  status?: StoreStatusValue | undefined;
+  point?: Point | undefined;
+  /** 1-based. */
+  page: number;
+  limit: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  page: number;
+  limit: number;
+  total: number;
+  has_more: boolean;
+}
+
+interface Ranked<T> {
+  hit: T;
+  rank: number;
+  distance: number | null;
+  name: string;
+  id: string;
+}
+
+export function listStores(entries: readonly IndexedStore[], query: StoreListQuery, at: Date): Page<StoreHit> {
+  const q = query.q === undefined ? '' : normalise(query.q);
+  if (query.q !== undefined && q === '') return page([], query); // only punctuation: matches nothing
+  const ranked: Ranked<StoreHit>[] = [];
+  for (const entry of entries) {
+    const { store } = entry;
+    if (query.vertical !== undefined && store.vertical !== query.vertical) continue;
+    const rank = q === '' ? 0 : bestRank(entry.keys, q);
+    if (rank === null) continue;
+    const distance = reachDistance(store, query.point);
+    if (distance === undefined) continue;
+    const status = storeStatus(store, at);
+    if (query.status !== undefined && status.status !== query.status) continue;
+    ranked.push({ hit: { store, status, distance_m: distance }, rank, distance, name: store.name, id: store.id });
+  }
+  const order = query.point ? byDistanceThenRank : byRankThenDistance;
+  return page(ranked.sort(order).map((r) => r.hit), query);
+}
+
+export interface ItemHit {
+  item: Item;
+  store: Store;
+  category_id: string;
+  distance_m: number | null;
+}
+
+export interface SearchQuery {
+  q: string;
+  point?: Point | undefined;
+  /** Per result type. */
+  limit: number;
+}
+
+export interface SearchResult {
+  stores: StoreHit[];
+  items: ItemHit[];
+}
+
+/** Stores and items whose names match; items of sold-out state rank after available ones. */
+export function searchCatalog(entries: readonly IndexedStore[], query: SearchQuery, at: Date): SearchResult {
+  const q = normalise(query.q);
+  if (q === '') return { stores: [], items: [] };
+  const stores: Ranked<StoreHit>[] = [];
+  const items: Ranked<ItemHit>[] = [];
+  for (const entry of entries) {
+    const { store } = entry;
+    const distance = reachDistance(store, query.point);
+    if (distance === undefined) continue;
+    const storeRank = bestRank(entry.keys, q);
+    if (storeRank !== null) {
+      const hit = { store, status: storeStatus(store, at), distance_m: distance };
+      stores.push({ hit, rank: storeRank, distance, name: store.name, id: store.id });
+    }
+    for (const it of entry.items) {
+      const rank = bestRank(it.keys, q);
+      if (rank === null) continue;
+      const hit = { item: it.item, store, category_id: it.category_id, distance_m: distance };
+      // Sold-out items sort after every available match of the same quality.
+      items.push({ hit, rank: rank * 2 + (it.item.available ? 0 : 1), distance, name: it.item.name, id: `${store.id}/${it.item.id}` });
+    }
+  }
+  return {
+    stores: stores.sort(byRankThenDistance).slice(0, query.limit).map((r) => r.hit),
+    items: items.sort(byRankThenDistance).slice(0, query.limit).map((r) => r.hit),
+  };
+}
+
+/** Distance to the point when the store delivers there, null without a point, undefined when it does not deliver. */
+function reachDistance(store: Store, point: Point | undefined): number | null | undefined {
+  if (!point) return null;
+  const distance = distanceMetres(store.location, point);
+  return inDeliveryZone(store, point, distance) ? distance : undefined;
+}
+
+function page<T>(all: T[], query: { page: number; limit: number }): Page<T> {
+  const start = (query.page - 1) * query.limit;
+  const data = all.slice(start, start + query.limit);
+  return { data, page: query.page, limit: query.limit, total: all.length, has_more: start + data.length < all.length };
+}
+
+function byRankThenDistance<T>(a: Ranked<T>, b: Ranked<T>): number {
+  return a.rank - b.rank || (a.distance ?? 0) - (b.distance ?? 0) || byName(a, b);
+}
+
+function byDistanceThenRank<T>(a: Ranked<T>, b: Ranked<T>): number {
+  return (a.distance ?? 0) - (b.distance ?? 0) || a.rank - b.rank || byName(a, b);
+}
+
+const collator = new Intl.Collator('en', { sensitivity: 'base' });
+
+function byName<T>(a: Ranked<T>, b: Ranked<T>): number {
+  return collator.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

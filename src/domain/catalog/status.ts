@@ -1,0 +1,83 @@
+/**
+ * A store's status at an instant, from its hours in its own time zone, dated closures,
+ * snooze and flags. Rules (docs/catalog.md):
+ * - outside opening hours, on a closure date, or while snoozed: `closed`;
+ * - otherwise `busy` when the busy flag is set (open, but slower), else `open`;
+ * - accepting_orders = not closed AND the store's accepting_orders flag.
+ * A closure date closes the whole local date and cancels the shift that starts on it,
+ * including that shift's part after midnight.
+ */
+import { addDays, instantOf, localTime, minutesOf, weekdayOf } from './local-time.js';
+import type { Store } from './model.js';
+
+export type StoreStatusValue = 'open' | 'busy' | 'closed';
+export type ClosedReason = 'outside_hours' | 'closure' | 'snoozed';
+
+export interface StoreStatus {
+  status: StoreStatusValue;
+  accepting_orders: boolean;
+  /** Why the store is closed; null when it is not. */
+  closed_reason: ClosedReason | null;
+  /** When closed: the next instant (ISO 8601 UTC) it opens, if within a week; else null. */
+  opens_at: string | null;
+}
+
+type Hours = Pick<Store, 'time_zone' | 'opening_hours' | 'closures'>;
+type Statusable = Hours & Pick<Store, 'snoozed_until' | 'busy' | 'accepting_orders'>;
+
+export function storeStatus(store: Statusable, at: Date): StoreStatus {
+  const reason = closedReason(store, at);
+  if (reason !== null) return { status: 'closed', accepting_orders: false, closed_reason: reason, opens_at: nextOpening(store, at) };
+  return { status: store.busy ? 'busy' : 'open', accepting_orders: store.accepting_orders, closed_reason: null, opens_at: null };
+}
+
+function closedReason(store: Statusable, at: Date): ClosedReason | null {
+  const hours = hoursAt(store, at);
+  if (hours !== 'open') return hours;
+  if (isSnoozed(store, at)) return 'snoozed';
+  return null;
+}
+
+function isSnoozed(store: Pick<Store, 'snoozed_until'>, at: Date): boolean {
+  return store.snoozed_until !== null && Date.parse(store.snoozed_until) > at.getTime();
+}
+
+/** Whether the opening hours and closures (not snooze or flags) have the store open at `at`. */
+export function hoursAt(store: Hours, at: Date): 'open' | 'outside_hours' | 'closure' {
+  const now = localTime(at, store.time_zone);
+  const closed = (date: string) => store.closures.some((c) => c.date === date);
+  if (closed(now.date)) return 'closure';
+  const yesterday = addDays(now.date, -1);
+  const yesterdayDay = weekdayOf(yesterday);
+  for (const span of store.opening_hours) {
+    const open = minutesOf(span.open);
+    const close = minutesOf(span.close);
+    const overnight = close <= open;
+    if (span.day === now.day && now.minute >= open && (overnight || now.minute < close)) return 'open';
+    if (overnight && span.day === yesterdayDay && now.minute < close && !closed(yesterday)) return 'open';
+  }
+  return 'outside_hours';
+}
+
+/**
+ * The store can only start being open at a span's opening or at the end of a snooze,
+ * so those instants in the coming week are the candidates, tried in time order.
+ */
+function nextOpening(store: Statusable, at: Date): string | null {
+  const today = localTime(at, store.time_zone).date;
+  const candidates: number[] = [];
+  for (let k = 0; k <= 7; k++) {
+    const date = addDays(today, k);
+    const day = weekdayOf(date);
+    for (const span of store.opening_hours) {
+      if (span.day === day) candidates.push(instantOf(date, minutesOf(span.open), store.time_zone).getTime());
+    }
+  }
+  if (store.snoozed_until !== null) candidates.push(Date.parse(store.snoozed_until));
+  const horizon = at.getTime() + 7 * 86_400_000;
+  const sorted = [...new Set(candidates)].filter((t) => t > at.getTime() && t <= horizon).sort((a, b) => a - b);
+  for (const t of sorted) {
+    if (closedReason(store, new Date(t)) === null) return new Date(t).toISOString();
+  }
+  return null;
+}

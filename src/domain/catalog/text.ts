@@ -1,0 +1,59 @@
+/**
+ * Name matching that forgives case, accents and the ways Arabic is commonly typed.
+ * Both the stored names and the query go through `normalise`, then `matchRank` compares.
+ */
+
+const MARKS = /[\u0300-\u036f\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]/g; // accents, harakat, tatweel
+const LETTER_FOLDS: Record<string, string> = {
+  '\u0671': 'ا', // alef wasla (أ إ آ already decompose to ا + mark)
+  'ى': 'ي',
+  'ی': 'ي', // Persian yeh
+  'ک': 'ك', // keheh
+  'ة': 'ه',
+};
+
+export function normalise(text: string): string {
+  return text
+    .normalize('NFKD') // splits é -> e + accent, أ -> ا + hamza, presentation forms -> letters
+    .toLowerCase()
+    .replace(MARKS, '')
+    .replace(/[\u0671ىیکة]/g, (c) => LETTER_FOLDS[c] ?? c)
+    .replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x0660))
+    .replace(/[\u06f0-\u06f9]/g, (d) => String(d.charCodeAt(0) - 0x06f0))
+    .replace(/['\u2019`]/g, '') // McDonald's ~ mcdonalds
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** Lower is better. */
+export const RANK = { exact: 0, prefix: 1, word_prefix: 2, substring: 3, all_words: 4 } as const;
+
+/**
+ * How well a normalised name matches a normalised query, or null for no match:
+ * exact > prefix of the name > prefix of a word > anywhere > every query word starts a word.
+ * The Arabic article ال counts as part of the word it precedes ("ريم" finds "الريم").
+ */
+export function matchRank(key: string, q: string): number | null {
+  if (q === '') return null;
+  if (key === q) return RANK.exact;
+  if (key.startsWith(q) || key.startsWith(`ال${q}`)) return RANK.prefix;
+  if (startsWord(key, q)) return RANK.word_prefix;
+  if (key.includes(q)) return RANK.substring;
+  const words = q.split(' ');
+  if (words.length > 1 && words.every((w) => key.startsWith(w) || startsWord(key, w))) return RANK.all_words;
+  return null;
+}
+
+function startsWord(key: string, w: string): boolean {
+  return key.includes(` ${w}`) || key.includes(` ال${w}`) || key.startsWith(`ال${w}`);
+}
+
+/** Best rank of any of the keys (e.g. English and Arabic names). */
+export function bestRank(keys: readonly string[], q: string): number | null {
+  let best: number | null = null;
+  for (const key of keys) {
+    const r = matchRank(key, q);
+    if (r !== null && (best === null || r < best)) best = r;
+  }
+  return best;
+}
