@@ -36,7 +36,12 @@ export const configSchema = z
     WEBHOOKS_ALLOW_PRIVATE_URLS: bool
       .default(false)
       .describe('Allow http:// and loopback/private webhook hosts. For local testing only.'),
-    DEFAULT_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).default(1200).describe('Per-key limit for keys created without --rate-limit.'),
+    WEBHOOK_SECRETS_KEY: z
+      .string()
+      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+      .optional()
+      .describe('AES-256-GCM key for webhook signing secrets at rest. Embedded default: a key file under DATA_DIR.'),
+    DEFAULT_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(600).default(1200).describe('Per-key limit for keys created without --rate-limit.'),
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(102_400).describe('Largest accepted request body.'),
     SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL').describe('SQLite durability: FULL survives power loss, NORMAL only process crashes.'),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000).describe('How long SIGTERM waits for in-flight requests.'),
@@ -48,6 +53,10 @@ export const configSchema = z
     }
     if (c.READ_STORE === 'mongodb' && !c.MONGODB_URL) {
       ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required when READ_STORE=mongodb' });
+    }
+    if (c.READ_STORE === 'mongodb' && !c.WEBHOOK_SECRETS_KEY) {
+      // Several processes must decrypt the same secrets, so a per-machine key file will not do.
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_SECRETS_KEY'], message: 'is required when READ_STORE=mongodb' });
     }
   });
 
@@ -64,7 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
     const value = cleaned[name];
-    const shown = value === undefined || /TOKEN|URL/.test(name) ? '' : ` (got "${value}")`;
+    const shown = value === undefined || /TOKEN|URL|KEY/.test(name) ? '' : ` (got "${value}")`;
     throw new ConfigError(`Invalid configuration: ${name} ${issue.message}${shown}`);
   }
   const c = parsed.data;

@@ -38,6 +38,8 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
+// Route lists mix routes of different parameter types; `any` here is what lets them share one array.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface RouteSpec<P = any, Q = any, B = any> {
   method: HttpMethod;
   /** Express-style path relative to the mount point, e.g. `/stores/:store_id`. */

@@ -6,7 +6,7 @@ export type Synchronous = 'FULL' | 'NORMAL';
 
 /** Opens a SQLite file in WAL mode; several processes (server and CLI) may open the same file. */
 export function openSqlite(file: string, synchronous: Synchronous = 'FULL'): Database.Database {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous}`);

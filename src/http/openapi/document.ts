@@ -33,8 +33,8 @@ function errorCodesOf(route: RouteSpec): number[] {
   const codes = new Set<number>([500, ...(route.errors ?? [])]);
   const r = route.request ?? {};
   if (r.params || r.query || r.body || r.headers) codes.add(400);
-  if (r.body) (codes.add(413), codes.add(415));
-  if ((route.auth ?? 'key') !== 'public') (codes.add(401), codes.add(403));
+  if (r.body) [413, 415].forEach((c) => codes.add(c));
+  if ((route.auth ?? 'key') !== 'public') [401, 403].forEach((c) => codes.add(c));
   if ((route.auth ?? 'key') === 'key') codes.add(429);
   return [...codes].sort();
 }

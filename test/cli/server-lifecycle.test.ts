@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import { tempDataDir } from '../support/service.js';
+
+const MAIN = 'dist/src/main.js';
+let dataDir: string;
+
+function start(env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(m[1]), output: () => out });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+
+beforeAll(() => {
+  if (!fs.existsSync(MAIN)) execFileSync('npm', ['run', 'build', '--silent']);
+  dataDir = tempDataDir();
+});
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+describe('server lifecycle', () => {
+  it('when configuration is invalid, then start-up stops with one line naming the variable', () => {
+    const r = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: dataDir, EVENT_STORE: 'kafka' }, encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^Invalid configuration: EVENT_STORE /);
+    const missing = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: dataDir, READ_STORE: 'mongodb' }, encoding: 'utf8' });
+    expect(missing.stderr.trim()).toBe('Invalid configuration: MONGODB_URL is required when READ_STORE=mongodb');
+  });
+
+  it('when SIGTERM arrives during a request, then the request completes, the process exits 0, and a restart sees the data', async () => {
+    const created = spawnSync(process.execPath, ['dist/src/cli/main.js', 'partners', 'create', '--name', 'Lifecycle', '--json'], {
+      env: { ...process.env, DATA_DIR: dataDir },
+      encoding: 'utf8',
+    });
+    const { sandbox_key } = JSON.parse(created.stdout);
+
+    const first = await start();
+    // A request whose body is still on its way when SIGTERM arrives: the server has its headers
+    // (it answered 100 Continue) but cannot answer until the body is complete.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port: first.port,
+        method: 'POST',
+        path: '/v1/ping',
+        headers: { Authorization: `Bearer ${sandbox_key}`, 'Content-Type': 'application/json', Expect: '100-continue', 'Content-Length': '2' },
+      });
+      req.on('continue', () => {
+        first.child.kill('SIGTERM');
+        first.child.stdout!.once('data', () => req.end('{}'));
+      });
+      req.on('response', (res) => (res.resume(), resolve(res.statusCode!)));
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+    expect(status).toBe(405);
+    expect(await exited(first.child)).toBe(0);
+    expect(first.output()).toContain('stopped cleanly');
+
+    const second = await start();
+    const again = await fetch(`http://127.0.0.1:${second.port}/v1/ping`, { headers: { Authorization: `Bearer ${sandbox_key}` } });
+    expect(again.status).toBe(200);
+    expect((await again.json()).data.environment).toBe('sandbox');
+    second.child.kill('SIGTERM');
+    expect(await exited(second.child)).toBe(0);
+    // The key never appears in logs.
+    expect(first.output() + second.output()).not.toContain(sandbox_key);
+  });
+});
