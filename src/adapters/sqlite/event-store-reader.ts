@@ -1,0 +1,98 @@
+import type Database from 'better-sqlite3';
+import type { EventFilter, RecordedEvent } from '../../ports/event-store.js';
+
+/** Columns of `events` in the order every query selects them. */
+export const EVENT_COLUMNS = 'position, stream_id, revision, id, type, data, metadata, recorded_at';
+
+export interface EventRow {
+  position: number;
+  stream_id: string;
+  revision: number;
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: number;
+}
+
+export function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.id,
+    streamId: row.stream_id,
+    type: row.type,
+    revision: row.revision,
+    position: BigInt(row.position),
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    recordedAt: new Date(row.recorded_at),
+  };
+}
+
+export interface Page {
+  events: RecordedEvent[];
+  /** Everything up to here has been looked at: a tailing reader may continue after it. */
+  scannedTo: bigint;
+  /** True when the page reached the newest event (fewer than maxCount matched). */
+  reachedHead: boolean;
+}
+
+/**
+ * Reads pages of the global log. The newest position and the page are read in one transaction
+ * (one snapshot), so `scannedTo` never skips an event that commits later: SQLite serialises
+ * writers, so every position at or below the newest visible one is already committed.
+ */
+export class PageReader {
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly headStatement: Database.Statement<[], { head: number | null }>;
+  private readonly readPage: (after: bigint, maxCount: number, filter?: EventFilter) => Page;
+
+  constructor(private readonly db: Database.Database) {
+    this.headStatement = db.prepare('SELECT MAX(position) AS head FROM events');
+    this.readPage = db.transaction((after: bigint, maxCount: number, filter?: EventFilter): Page => {
+      const head = BigInt(this.headStatement.get()?.head ?? 0);
+      if (head <= after || maxCount <= 0) return { events: [], scannedTo: after, reachedHead: true };
+      const { sql, params } = filterSql(filter);
+      const rows = this.statement(sql).all(after, head, ...params, maxCount) as EventRow[];
+      const events = rows.map(toRecordedEvent);
+      const reachedHead = events.length < maxCount;
+      const last = events.at(-1);
+      return { events, reachedHead, scannedTo: reachedHead || !last ? head : last.position };
+    });
+  }
+
+  page(after: bigint, maxCount: number, filter?: EventFilter): Page {
+    return this.readPage(after, maxCount, filter);
+  }
+
+  head(): bigint {
+    return BigInt(this.headStatement.get()?.head ?? 0);
+  }
+
+  private statement(where: string): Database.Statement {
+    let stmt = this.statements.get(where);
+    if (!stmt) {
+      stmt = this.db.prepare(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ?${where} ORDER BY position LIMIT ?`,
+      );
+      this.statements.set(where, stmt);
+    }
+    return stmt;
+  }
+}
+
+/** SQL for a filter; the text depends only on the filter's shape, so statements are reusable. */
+function filterSql(filter?: EventFilter): { sql: string; params: string[] } {
+  let sql = '';
+  const params: string[] = [];
+  const prefixes = filter?.streamPrefixes ?? [];
+  const types = filter?.eventTypes ?? [];
+  if (prefixes.length > 0) {
+    sql += ` AND (${prefixes.map(() => 'substr(stream_id, 1, length(?)) = ?').join(' OR ')})`;
+    for (const p of prefixes) params.push(p, p);
+  }
+  if (types.length > 0) {
+    sql += ` AND type IN (${types.map(() => '?').join(', ')})`;
+    params.push(...types);
+  }
+  return { sql, params };
+}

@@ -1,0 +1,35 @@
+/**
+ * Wakes tailing loops (subscriptions, consumer groups) as soon as this process appends, and
+ * otherwise lets them sleep for a poll interval so appends by other processes are seen too.
+ * The version counter closes the gap between "read a page" and "start waiting": a wait that
+ * starts after an append the loop has not read yet returns at once.
+ */
+export class Wakeup {
+  private version = 0;
+  private readonly waiters = new Set<() => void>();
+
+  get current(): number {
+    return this.version;
+  }
+
+  notify(): void {
+    this.version++;
+    const waiters = [...this.waiters];
+    this.waiters.clear();
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves on the next notify, after `ms`, or at once if a notify happened since `seen`. */
+  wait(ms: number, seen: number): Promise<void> {
+    if (seen !== this.version) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.waiters.add(wake);
+    });
+  }
+}

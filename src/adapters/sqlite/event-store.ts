@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { systemClock, type Clock } from '../../shared/clock.js';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type ConsumerGroup,
+  type ConsumerGroupOptions,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamInfo,
+  type SubscribeToAllOptions,
+  type Subscription,
+} from '../../ports/event-store.js';
+import { SqliteConsumerGroup } from './event-store-consumer-group.js';
+import { EVENT_COLUMNS, PageReader, toRecordedEvent, type EventRow } from './event-store-reader.js';
+import { tailSubscription } from './event-store-tail.js';
+import { Wakeup } from './event-store-wakeup.js';
+
+/**
+ * Schema of the embedded event store. `position` is the global order (AUTOINCREMENT: never
+ * reused, even after trimming). `streams` holds each stream's last revision (the optimistic
+ * concurrency check reads one row) and its optional max count; last_revision -1 means the max
+ * count was set before the first event.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position    INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream_id   TEXT    NOT NULL,
+  revision    INTEGER NOT NULL,
+  id          TEXT    NOT NULL,
+  type        TEXT    NOT NULL,
+  data        TEXT    NOT NULL,
+  metadata    TEXT    NOT NULL,
+  recorded_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS events_stream_revision ON events (stream_id, revision);
+CREATE TABLE IF NOT EXISTS streams (
+  stream_id     TEXT PRIMARY KEY,
+  last_revision INTEGER NOT NULL,
+  max_count     INTEGER
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS consumer_groups (
+  name     TEXT PRIMARY KEY,
+  position INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS consumer_group_retries (
+  name TEXT NOT NULL, position INTEGER NOT NULL, retry_count INTEGER NOT NULL,
+  PRIMARY KEY (name, position)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS consumer_group_parked (
+  name TEXT NOT NULL, position INTEGER NOT NULL, retry_count INTEGER NOT NULL, parked_at INTEGER NOT NULL,
+  PRIMARY KEY (name, position)
+) WITHOUT ROWID;
+`;
+
+export interface SqliteEventStoreOptions {
+  file: string;
+  /** FULL (default): an acknowledged append survives power loss, not only a process crash. */
+  synchronous?: 'NORMAL' | 'FULL';
+  clock?: Clock;
+  /** How often tailing readers look for appends made by other processes. */
+  pollIntervalMs?: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_REVISION = Number.MAX_SAFE_INTEGER;
+const DEFAULT_READ_ALL_COUNT = 1000;
+
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly clock: Clock;
+  private readonly pollMs: number;
+  private readonly wakeup = new Wakeup();
+  private readonly reader: PageReader;
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly groups = new Set<ConsumerGroup>();
+  private readonly runningGroups = new Set<string>();
+  private readonly sql;
+  private readonly appendTx;
+
+  constructor(options: SqliteEventStoreOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.pollMs = options.pollIntervalMs ?? 25;
+    // timeout: how long a writer waits for another process's write lock (SQLITE_BUSY otherwise).
+    this.db = new Database(options.file, { timeout: 5000 });
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    this.db.exec(SCHEMA);
+    this.reader = new PageReader(this.db);
+    const db = this.db;
+    this.sql = {
+      stream: db.prepare<[string], { last_revision: number; max_count: number | null }>(
+        'SELECT last_revision, max_count FROM streams WHERE stream_id = ?',
+      ),
+      insert: db.prepare(
+        'INSERT INTO events (stream_id, revision, id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      setRevision: db.prepare(
+        `INSERT INTO streams (stream_id, last_revision) VALUES (?, ?)
+         ON CONFLICT (stream_id) DO UPDATE SET last_revision = excluded.last_revision`,
+      ),
+      setMaxCount: db.prepare(
+        `INSERT INTO streams (stream_id, last_revision, max_count) VALUES (?, -1, ?)
+         ON CONFLICT (stream_id) DO UPDATE SET max_count = excluded.max_count`,
+      ),
+      trim: db.prepare('DELETE FROM events WHERE stream_id = ? AND revision <= ?'),
+      forwards: db.prepare<[string, number, number], EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+      ),
+      backwards: db.prepare<[string, number, number], EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
+      ),
+      list: db.prepare<[string, string, number], StreamInfo>(
+        `SELECT stream_id AS streamId, last_revision AS lastRevision FROM streams
+         WHERE last_revision >= 0 AND substr(stream_id, 1, length(?)) = ? ORDER BY stream_id LIMIT ?`,
+      ),
+    };
+    this.appendTx = db.transaction((streamId: string, events: Required<NewEvent>[], expected: ExpectedRevision) => {
+      const stream = this.sql.stream.get(streamId);
+      const current = stream?.last_revision ?? -1;
+      checkExpected(streamId, expected, current);
+      const recordedAt = this.clock.now().getTime();
+      let revision = current;
+      let position = 0n;
+      for (const e of events) {
+        revision++;
+        const info = this.sql.insert.run(
+          streamId, revision, e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), recordedAt,
+        );
+        position = BigInt(info.lastInsertRowid);
+      }
+      this.sql.setRevision.run(streamId, revision);
+      if (stream?.max_count) this.sql.trim.run(streamId, revision - stream.max_count);
+      return { nextExpectedRevision: revision, position };
+    });
+  }
+
+  async append(
+    streamId: string,
+    events: NewEvent[],
+    options: { expectedRevision: ExpectedRevision },
+  ): Promise<AppendResult> {
+    assertStreamId(streamId);
+    if (events.length === 0) throw new TypeError('append needs at least one event');
+    const expected = options.expectedRevision;
+    if (typeof expected === 'number' && !(Number.isInteger(expected) && expected >= 0)) {
+      throw new TypeError(`expectedRevision must be a revision (integer >= 0), got ${expected}`);
+    }
+    const prepared = events.map(prepareEvent);
+    // IMMEDIATE: take the write lock before reading the revision, so two processes cannot both
+    // pass the expected-revision check.
+    const result = this.appendTx.immediate(streamId, prepared, expected);
+    this.wakeup.notify();
+    return result;
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount ?? -1; // SQLite: negative LIMIT means none
+    const rows = options.backwards
+      ? this.sql.backwards.all(streamId, options.fromRevision ?? MAX_REVISION, limit)
+      : this.sql.forwards.all(streamId, options.fromRevision ?? 0, limit);
+    return rows.map(toRecordedEvent);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const maxCount = options.maxCount ?? DEFAULT_READ_ALL_COUNT;
+    return this.reader.page(options.after ?? 0n, maxCount, options.filter).events;
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+    const inner = tailSubscription(this.reader, this.wakeup, this.pollMs, options);
+    const subscription: Subscription = {
+      stop: async () => {
+        this.subscriptions.delete(subscription);
+        await inner.stop();
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async headPosition(): Promise<bigint> {
+    return this.reader.head();
+  }
+
+  async setStreamMaxCount(streamId: string, maxCount: number): Promise<void> {
+    assertStreamId(streamId);
+    if (!Number.isInteger(maxCount) || maxCount < 1) throw new TypeError('maxCount must be an integer >= 1');
+    this.db.transaction(() => {
+      this.sql.setMaxCount.run(streamId, maxCount);
+      const last = this.sql.stream.get(streamId)?.last_revision ?? -1;
+      this.sql.trim.run(streamId, last - maxCount);
+    }).immediate();
+  }
+
+  async listStreams(options: { prefix?: string; limit?: number } = {}): Promise<StreamInfo[]> {
+    const prefix = options.prefix ?? '';
+    return this.sql.list.all(prefix, prefix, options.limit ?? -1);
+  }
+
+  consumerGroup(options: ConsumerGroupOptions): ConsumerGroup {
+    const deps = {
+      db: this.db, reader: this.reader, wakeup: this.wakeup, clock: this.clock,
+      pollMs: this.pollMs, running: this.runningGroups,
+    };
+    const group = new SqliteConsumerGroup(deps, options);
+    this.groups.add(group);
+    return group;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await Promise.all([...this.groups].map((g) => g.stop()));
+    if (this.db.open) this.db.close();
+  }
+}
+
+function checkExpected(streamId: string, expected: ExpectedRevision, current: number): void {
+  const exists = current >= 0;
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && !exists) ||
+    (expected === 'stream_exists' && exists) ||
+    expected === current;
+  if (!ok) throw new WrongExpectedRevisionError(streamId, expected, exists ? current : 'no_stream');
+}
+
+function assertStreamId(streamId: string): void {
+  if (typeof streamId !== 'string' || streamId === '' || streamId.startsWith('$')) {
+    throw new TypeError(`Invalid stream id "${streamId}": non-empty, not starting with "$"`);
+  }
+}
+
+function prepareEvent(e: NewEvent): Required<NewEvent> {
+  const id = e.id ?? randomUUID();
+  if (!UUID.test(id)) throw new TypeError(`Event id must be a UUID, got "${id}"`);
+  if (!e.type) throw new TypeError('Event type must be a non-empty string');
+  return { id, type: e.type, data: e.data, metadata: e.metadata };
+}

@@ -1,0 +1,155 @@
+/**
+ * The event store port: the one interface the write side, projections and the webhook dispatcher
+ * use. Two adapters implement it: embedded SQLite (src/adapters/sqlite) and EventStoreDB
+ * (src/adapters/eventstoredb); test/contract/event-store.contract.ts is the behaviour both share.
+ *
+ * Choices (kept identical in both adapters unless noted):
+ * - Revisions are 0-based per stream; a stream exists once it has an event. `expectedRevision`
+ *   follows EventStoreDB: 'any', 'no_stream', 'stream_exists', or the exact revision of the last
+ *   event. A mismatch throws WrongExpectedRevisionError carrying the actual revision.
+ * - `append` takes at least one event (an empty list is a programming error: TypeError) and
+ *   writes all of them or none. Event ids are UUIDs, generated when absent.
+ * - Positions are bigints, strictly increasing in commit order across all streams, never reused.
+ *   Embedded: an autoincrement integer (1, 2, ...). EventStoreDB: the event's commit position
+ *   (for single appends commit == prepare position, so it is unique per event).
+ *   `after` options are exclusive: "events whose position is greater than this".
+ * - Reads and subscriptions never return system events (EventStoreDB types/streams starting `$`).
+ * - Filters: `streamPrefixes` match if any prefix matches, `eventTypes` if any type matches; both
+ *   given means both must match; an empty list is no constraint. readAll pages default to 1000.
+ * - subscribeToAll delivers strictly one event at a time (awaits onEvent). If onEvent throws, the
+ *   subscription stops and onError receives the error: the caller resumes from its checkpoint.
+ *   Do not await `stop()` from inside onEvent (it waits for onEvent to finish).
+ * - setStreamMaxCount bounds a stream: reads return at most the newest `maxCount` events; revisions
+ *   keep counting. Embedded deletes the older rows; EventStoreDB hides them and scavenges later
+ *   (so they may still appear in readAll there until a scavenge).
+ * - Consumer groups are at-least-once. 'ack' settles an event; 'retry' (or a thrown handler)
+ *   re-delivers the same event with retryCount + 1, and parks it once retryCount has reached
+ *   maxRetries (default 10); 'park' parks it at once. A new group starts at the beginning of the
+ *   log. Delivery is sequential and in global order (EventStoreDB: one consumer with buffer size 1,
+ *   so order holds as long as one process consumes the group).
+ * - Nothing deletes streams: a stored event is never erased (DESIGN.md).
+ */
+
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+/** partner_id, environment, request_id, correlation_id, causation_id, actor, schema_version, occurred_at (ISO). */
+export interface EventMetadata {
+  [k: string]: unknown;
+}
+
+export interface NewEvent {
+  /** UUID; generated when absent. */
+  id?: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent {
+  id: string;
+  streamId: string;
+  type: string;
+  revision: number;
+  /** Global position; -1n only where EventStoreDB older than 22.6 does not report it on stream reads. */
+  position: bigint;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+  recordedAt: Date;
+}
+
+export interface AppendResult {
+  /** Revision of the last appended event: pass it as the next expectedRevision. */
+  nextExpectedRevision: number;
+  /** Position of the last appended event. */
+  position: bigint;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`Stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+export interface EventFilter {
+  streamPrefixes?: string[];
+  eventTypes?: string[];
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface ReadStreamOptions {
+  /** First revision to read (forwards: lowest, backwards: highest). Defaults to the start / the end. */
+  fromRevision?: number;
+  maxCount?: number;
+  backwards?: boolean;
+}
+
+export interface ReadAllOptions {
+  after?: bigint;
+  maxCount?: number;
+  filter?: EventFilter;
+}
+
+export interface SubscribeToAllOptions {
+  /** Deliver events after this position; from the start when absent. */
+  after?: bigint;
+  filter?: EventFilter;
+  onEvent(e: RecordedEvent): Promise<void> | void;
+  /** Called once, after the events present at subscription time have been delivered. */
+  onCaughtUp?(): void;
+  onError?(err: unknown): void;
+}
+
+export interface ConsumerGroupOptions {
+  group: string;
+  filter?: EventFilter;
+  /** Deliveries after the first before an event is parked; default 10. */
+  maxRetries?: number;
+  /** Handler exceptions (the event is then retried) and failures of the group's own I/O; it keeps going. */
+  onError?(err: unknown): void;
+}
+
+export type ConsumerOutcome = 'ack' | 'retry' | 'park';
+export type ConsumerHandler = (e: RecordedEvent, ctx: { retryCount: number }) => Promise<ConsumerOutcome>;
+
+/** Durable, at-least-once; the group's position is stored by the store. */
+export interface ConsumerGroup {
+  /** Resolves once delivery has started; one active consumer per group and process. */
+  start(handler: ConsumerHandler): Promise<void>;
+  /** Stops delivery; waits for an in-flight handler to finish and records its outcome. */
+  stop(): Promise<void>;
+  /** Parked events in global order (inspection / manual replay). */
+  parked(): Promise<RecordedEvent[]>;
+}
+
+export interface StreamInfo {
+  streamId: string;
+  lastRevision: number;
+}
+
+export interface EventStore {
+  /** Atomic for several events. */
+  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  /** [] when the stream does not exist. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** One page in global order, positions strictly after `after`. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catch-up, then live; strictly sequential delivery. */
+  subscribeToAll(options: SubscribeToAllOptions): Subscription;
+  /** Position of the newest event (0n when empty): for read-your-writes waits. */
+  headPosition(): Promise<bigint>;
+  /** Keep only the newest `maxCount` events of a stream (rider positions). */
+  setStreamMaxCount(streamId: string, maxCount: number): Promise<void>;
+  /** Streams with their last revision, ordered by name (stream browser). */
+  listStreams(options?: { prefix?: string; limit?: number }): Promise<StreamInfo[]>;
+  consumerGroup(options: ConsumerGroupOptions): ConsumerGroup;
+  /** Stops subscriptions and consumer groups, then releases the connection. */
+  close(): Promise<void>;
+}

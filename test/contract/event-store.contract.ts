@@ -1,0 +1,403 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  WrongExpectedRevisionError,
+  type EventStore,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../src/ports/event-store.js';
+
+/** How the suite reaches one backend. */
+export interface EventStoreFixture {
+  /** A new store instance on the same backend (another client, or another connection to the file). */
+  open(): Promise<EventStore>;
+  /** Closes every store this fixture opened and removes what it created. */
+  cleanup(): Promise<void>;
+  /** The backend holds only this fixture's events (embedded); false on a shared server. */
+  isolated: boolean;
+  /** Consumer-group checkpoints are written with every ack (embedded); EventStoreDB's lag a little. */
+  exactCheckpoints: boolean;
+}
+
+export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Polls a condition with a bound; for effects with no event to await. */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export const ev = (type: string, data: Record<string, unknown> = {}): NewEvent => ({
+  type,
+  data,
+  metadata: { request_id: 'req_test', actor: 'partner', schema_version: 1 },
+});
+
+const types = (events: RecordedEvent[]): string[] => events.map((e) => e.type);
+
+export function eventStoreContract(name: string, makeFixture: () => Promise<EventStoreFixture>): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let fixture: EventStoreFixture;
+    let store: EventStore;
+    let ns: string; // every test writes its own streams, so a shared server works too
+    const s = (suffix: string): string => `${ns}-${suffix}`;
+
+    beforeEach(async () => {
+      fixture = await makeFixture();
+      store = await fixture.open();
+      ns = `t${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    });
+    afterEach(async () => fixture.cleanup());
+
+    describe('append and readStream', () => {
+      it('stores events with ids, revisions, data, metadata and increasing positions', async () => {
+        const id = randomUUID();
+        const result = await store.append(
+          s('order-1'),
+          [{ ...ev('OrderPlaced', { total: { amount: 1250, currency: 'AED' }, items: [1, 2] }), id }, ev('OrderConfirmed')],
+          { expectedRevision: 'no_stream' },
+        );
+        expect(result.nextExpectedRevision).toBe(1);
+        const events = await store.readStream(s('order-1'));
+        expect(events.map((e) => [e.streamId, e.revision, e.type])).toEqual([
+          [s('order-1'), 0, 'OrderPlaced'],
+          [s('order-1'), 1, 'OrderConfirmed'],
+        ]);
+        const [placed, confirmed] = events as [RecordedEvent, RecordedEvent];
+        expect(placed.id).toBe(id);
+        expect(confirmed.id).toMatch(/^[0-9a-f-]{36}$/);
+        expect(placed.data).toEqual({ total: { amount: 1250, currency: 'AED' }, items: [1, 2] });
+        expect(placed.metadata).toEqual({ request_id: 'req_test', actor: 'partner', schema_version: 1 });
+        expect(placed.recordedAt).toBeInstanceOf(Date);
+        expect(confirmed.position).toBeGreaterThan(placed.position);
+        expect(result.position).toBe(confirmed.position);
+      });
+
+      it('returns [] for a stream that does not exist', async () => {
+        expect(await store.readStream(s('missing'))).toEqual([]);
+      });
+
+      it('reads from a revision, a bounded count, and backwards', async () => {
+        await store.append(s('order-1'), ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => ev(t)), { expectedRevision: 'no_stream' });
+        expect(types(await store.readStream(s('order-1'), { fromRevision: 2 }))).toEqual(['E2', 'E3', 'E4']);
+        expect(types(await store.readStream(s('order-1'), { maxCount: 2 }))).toEqual(['E0', 'E1']);
+        expect(types(await store.readStream(s('order-1'), { backwards: true }))).toEqual(['E4', 'E3', 'E2', 'E1', 'E0']);
+        expect(types(await store.readStream(s('order-1'), { backwards: true, fromRevision: 3, maxCount: 2 }))).toEqual(['E3', 'E2']);
+      });
+
+      it('refuses an empty append', async () => {
+        await expect(store.append(s('order-1'), [], { expectedRevision: 'any' })).rejects.toThrow(TypeError);
+      });
+    });
+
+    describe('expected revision', () => {
+      const wrong = async (p: Promise<unknown>): Promise<WrongExpectedRevisionError> => {
+        const err = await p.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(WrongExpectedRevisionError);
+        return err as WrongExpectedRevisionError;
+      };
+
+      it('"any" appends to a missing and to an existing stream', async () => {
+        await store.append(s('a'), [ev('E0')], { expectedRevision: 'any' });
+        const r = await store.append(s('a'), [ev('E1')], { expectedRevision: 'any' });
+        expect(r.nextExpectedRevision).toBe(1);
+      });
+
+      it('"no_stream" fails on an existing stream, carrying the actual revision', async () => {
+        await store.append(s('a'), [ev('E0'), ev('E1')], { expectedRevision: 'no_stream' });
+        const err = await wrong(store.append(s('a'), [ev('E2')], { expectedRevision: 'no_stream' }));
+        expect([err.streamId, err.expected, err.actual]).toEqual([s('a'), 'no_stream', 1]);
+      });
+
+      it('"stream_exists" fails on a missing stream and passes on an existing one', async () => {
+        const err = await wrong(store.append(s('a'), [ev('E0')], { expectedRevision: 'stream_exists' }));
+        expect(err.actual).toBe('no_stream');
+        await store.append(s('a'), [ev('E0')], { expectedRevision: 'no_stream' });
+        const r = await store.append(s('a'), [ev('E1')], { expectedRevision: 'stream_exists' });
+        expect(r.nextExpectedRevision).toBe(1);
+      });
+
+      it('an exact revision passes when it is the last one and fails otherwise', async () => {
+        await store.append(s('a'), [ev('E0'), ev('E1')], { expectedRevision: 'no_stream' });
+        expect((await store.append(s('a'), [ev('E2')], { expectedRevision: 1 })).nextExpectedRevision).toBe(2);
+        const stale = await wrong(store.append(s('a'), [ev('E3')], { expectedRevision: 1 }));
+        expect([stale.expected, stale.actual]).toEqual([1, 2]);
+        const missing = await wrong(store.append(s('b'), [ev('E0')], { expectedRevision: 0 }));
+        expect(missing.actual).toBe('no_stream');
+        expect(types(await store.readStream(s('a')))).toEqual(['E0', 'E1', 'E2']);
+      });
+
+      it('concurrent appends with the same expected revision: exactly one wins', async () => {
+        await store.append(s('order-1'), [ev('Placed')], { expectedRevision: 'no_stream' });
+        const other = await fixture.open();
+        const attempts = [store, other, store, other].map((st, i) =>
+          st.append(s('order-1'), [ev(`Change${i}`)], { expectedRevision: 0 }),
+        );
+        const results = await Promise.allSettled(attempts);
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        for (const r of results.filter((x) => x.status === 'rejected')) {
+          expect(r.reason).toBeInstanceOf(WrongExpectedRevisionError);
+          expect((r.reason as WrongExpectedRevisionError).actual).toBe(1);
+        }
+        expect(await store.readStream(s('order-1'))).toHaveLength(2);
+      });
+
+      it('concurrent "no_stream" claims: exactly one creates the stream', async () => {
+        const other = await fixture.open();
+        const claims = [store, other, store].map((st, i) =>
+          st.append(s('idempotency-1'), [ev('KeyClaimed', { i })], { expectedRevision: 'no_stream' }),
+        );
+        const results = await Promise.allSettled(claims);
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        expect(await store.readStream(s('idempotency-1'))).toHaveLength(1);
+      });
+    });
+
+    describe('atomicity and global order', () => {
+      it('an append that fails part-way writes none of its events', async () => {
+        await store.append(s('a'), [ev('E0')], { expectedRevision: 'no_stream' });
+        const unserialisable = ev('Bad', { n: 1n });
+        await expect(store.append(s('a'), [ev('E1'), unserialisable], { expectedRevision: 0 })).rejects.toThrow();
+        await expect(store.append(s('a'), [ev('E1'), ev('E2')], { expectedRevision: 5 })).rejects.toThrow(
+          WrongExpectedRevisionError,
+        );
+        expect(types(await store.readStream(s('a')))).toEqual(['E0']);
+      });
+
+      it('orders events across streams by position, in commit order', async () => {
+        const base = await store.headPosition();
+        const r1 = await store.append(s('order-1'), [ev('A0')], { expectedRevision: 'no_stream' });
+        const r2 = await store.append(s('order-2'), [ev('B0'), ev('B1')], { expectedRevision: 'no_stream' });
+        const r3 = await store.append(s('order-1'), [ev('A1')], { expectedRevision: 0 });
+        const all = await store.readAll({ after: base, filter: { streamPrefixes: [`${ns}-`] } });
+        expect(types(all)).toEqual(['A0', 'B0', 'B1', 'A1']);
+        const positions = all.map((e) => e.position);
+        expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
+        expect(new Set(positions).size).toBe(4);
+        expect([r1.position, r2.position, r3.position]).toEqual([positions[0], positions[2], positions[3]]);
+      });
+
+      it('pages through readAll strictly after the given position', async () => {
+        const base = await store.headPosition();
+        await store.append(s('a'), [ev('A1')], { expectedRevision: 'no_stream' });
+        await store.append(s('b'), [ev('B1')], { expectedRevision: 'no_stream' });
+        await store.append(s('a'), [ev('A2')], { expectedRevision: 0 });
+        await store.append(s('b'), [ev('B2')], { expectedRevision: 0 });
+        await store.append(s('a'), [ev('A3')], { expectedRevision: 1 });
+        const pages: string[][] = [];
+        let after = base;
+        for (;;) {
+          const page = await store.readAll({ after, maxCount: 2, filter: { streamPrefixes: [`${ns}-`] } });
+          if (page.length === 0) break;
+          pages.push(types(page));
+          after = page.at(-1)!.position;
+        }
+        expect(pages).toEqual([['A1', 'B1'], ['A2', 'B2'], ['A3']]);
+        if (fixture.isolated) expect(types(await store.readAll({ maxCount: 3 }))).toEqual(['A1', 'B1', 'A2']);
+      });
+
+      it('filters readAll by stream prefixes, by event types, and by both', async () => {
+        const base = await store.headPosition();
+        const placed = `Placed${ns}`;
+        await store.append(s('order-1'), [ev(placed), ev('Confirmed')], { expectedRevision: 'no_stream' });
+        await store.append(s('idem-1'), [ev('KeyClaimed')], { expectedRevision: 'no_stream' });
+        await store.append(s('rider-1'), [ev('RiderMoved'), ev(placed)], { expectedRevision: 'no_stream' });
+        const read = async (filter: { streamPrefixes?: string[]; eventTypes?: string[] }): Promise<string[]> =>
+          (await store.readAll({ after: base, filter })).map((e) => `${e.streamId.slice(ns.length + 1)}:${e.type}`);
+        expect(await read({ streamPrefixes: [s('order-'), s('rider-')] })).toEqual([
+          `order-1:${placed}`, 'order-1:Confirmed', 'rider-1:RiderMoved', `rider-1:${placed}`,
+        ]);
+        expect(await read({ eventTypes: [placed] })).toEqual([`order-1:${placed}`, `rider-1:${placed}`]);
+        expect(await read({ streamPrefixes: [s('rider-')], eventTypes: [placed, 'KeyClaimed'] })).toEqual([
+          `rider-1:${placed}`,
+        ]);
+      });
+    });
+
+    describe('subscribeToAll', () => {
+      it('catches up, reports it, then delivers live appends', async () => {
+        const base = await store.headPosition();
+        await store.append(s('order-1'), [ev('A'), ev('B')], { expectedRevision: 'no_stream' });
+        const log: string[] = [];
+        const caughtUp = deferred();
+        const gotC = deferred();
+        const sub = store.subscribeToAll({
+          after: base,
+          filter: { streamPrefixes: [`${ns}-`] },
+          onEvent: (e) => {
+            log.push(e.type);
+            if (e.type === 'C') gotC.resolve();
+          },
+          onCaughtUp: () => {
+            log.push('caught-up');
+            caughtUp.resolve();
+          },
+        });
+        await caughtUp.promise;
+        await store.append(s('order-1'), [ev('C')], { expectedRevision: 1 });
+        await gotC.promise;
+        await sub.stop();
+        expect(log).toEqual(['A', 'B', 'caught-up', 'C']);
+      });
+
+      it('starts strictly after a given position and delivers one event at a time', async () => {
+        await store.append(s('order-1'), [ev('E0'), ev('E1'), ev('E2'), ev('E3')], { expectedRevision: 'no_stream' });
+        const [, e1] = await store.readStream(s('order-1'));
+        const seen: string[] = [];
+        let inFlight = 0;
+        let maxInFlight = 0;
+        const done = deferred();
+        const sub = store.subscribeToAll({
+          after: e1!.position,
+          filter: { streamPrefixes: [`${ns}-`] },
+          onEvent: async (e) => {
+            inFlight++;
+            maxInFlight = Math.max(maxInFlight, inFlight);
+            for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+            seen.push(e.type);
+            inFlight--;
+            if (e.type === 'E3') done.resolve();
+          },
+        });
+        await done.promise;
+        await sub.stop();
+        expect(seen).toEqual(['E2', 'E3']);
+        expect(maxInFlight).toBe(1);
+      });
+
+      it('stops and reports when onEvent throws', async () => {
+        const base = await store.headPosition();
+        await store.append(s('order-1'), [ev('E0'), ev('E1')], { expectedRevision: 'no_stream' });
+        const failed = deferred<unknown>();
+        const seen: string[] = [];
+        const sub = store.subscribeToAll({
+          after: base,
+          filter: { streamPrefixes: [`${ns}-`] },
+          onEvent: (e) => {
+            seen.push(e.type);
+            throw new Error('projection failed');
+          },
+          onError: (err) => failed.resolve(err),
+        });
+        expect(await failed.promise).toHaveProperty('message', 'projection failed');
+        await sub.stop();
+        expect(seen).toEqual(['E0']);
+      });
+    });
+
+    describe('head position and bounded streams', () => {
+      it('headPosition is at least the position of the latest append', async () => {
+        if (fixture.isolated) expect(await store.headPosition()).toBe(0n);
+        const r = await store.append(s('a'), [ev('E0'), ev('E1')], { expectedRevision: 'no_stream' });
+        const head = await store.headPosition();
+        expect(head).toBeGreaterThanOrEqual(r.position);
+        if (fixture.isolated) expect(head).toBe(r.position);
+      });
+
+      it('setStreamMaxCount keeps the newest events and revisions keep counting', async () => {
+        await store.append(s('rider-1'), ['P0', 'P1', 'P2', 'P3', 'P4'].map((t) => ev(t)), { expectedRevision: 'no_stream' });
+        await store.setStreamMaxCount(s('rider-1'), 2);
+        expect(types(await store.readStream(s('rider-1')))).toEqual(['P3', 'P4']);
+        const r = await store.append(s('rider-1'), [ev('P5')], { expectedRevision: 4 });
+        expect(r.nextExpectedRevision).toBe(5);
+        const kept = await store.readStream(s('rider-1'));
+        expect(kept.map((e) => [e.type, e.revision])).toEqual([['P4', 4], ['P5', 5]]);
+        await store.setStreamMaxCount(s('rider-2'), 1); // before the stream exists
+        await store.append(s('rider-2'), [ev('Q0'), ev('Q1')], { expectedRevision: 'no_stream' });
+        expect(types(await store.readStream(s('rider-2')))).toEqual(['Q1']);
+      });
+    });
+
+    describe('consumer groups', () => {
+      it('acks, retries (also on throw) and parks, in order', async () => {
+        await store.append(
+          s('order-1'),
+          ['Ack', 'ThrowOnce', 'RetryOnce', 'Park', 'AlwaysRetry', 'Last'].map((t) => ev(t)),
+          { expectedRevision: 'no_stream' },
+        );
+        const errors: unknown[] = [];
+        const group = store.consumerGroup({
+          group: `${ns}-dispatcher`,
+          filter: { streamPrefixes: [`${ns}-`] },
+          maxRetries: 2,
+          onError: (err) => errors.push(err),
+        });
+        const deliveries: string[] = [];
+        const last = deferred();
+        await group.start(async (e, { retryCount }) => {
+          deliveries.push(`${e.type}#${retryCount}`);
+          switch (e.type) {
+            case 'ThrowOnce':
+              if (retryCount === 0) throw new Error('endpoint down');
+              return 'ack';
+            case 'RetryOnce':
+              return retryCount === 0 ? 'retry' : 'ack';
+            case 'Park':
+              return 'park';
+            case 'AlwaysRetry':
+              return 'retry';
+            case 'Last':
+              last.resolve();
+              return 'ack';
+            default:
+              return 'ack';
+          }
+        });
+        await last.promise;
+        await eventually(async () => (await group.parked()).length === 2);
+        await group.stop();
+        expect(deliveries).toEqual([
+          'Ack#0', 'ThrowOnce#0', 'ThrowOnce#1', 'RetryOnce#0', 'RetryOnce#1', 'Park#0',
+          'AlwaysRetry#0', 'AlwaysRetry#1', 'AlwaysRetry#2', 'Last#0',
+        ]);
+        expect(types(await group.parked())).toEqual(['Park', 'AlwaysRetry']);
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toHaveProperty('message', 'endpoint down');
+      });
+
+      it('resumes from its durable position after close and reopen', async () => {
+        const options = { group: `${ns}-webhooks`, filter: { streamPrefixes: [`${ns}-`] } };
+        await store.append(s('order-1'), [ev('E1'), ev('E2')], { expectedRevision: 'no_stream' });
+        const first: string[] = [];
+        const gotTwo = deferred();
+        const group = store.consumerGroup(options);
+        await group.start(async (e) => {
+          first.push(e.type);
+          if (first.length === 2) gotTwo.resolve();
+          return 'ack';
+        });
+        await gotTwo.promise;
+        await group.stop();
+        await store.close();
+
+        const writer = await fixture.open();
+        await writer.append(s('order-1'), [ev('E3')], { expectedRevision: 1 });
+        const reopened = await fixture.open();
+        const second: string[] = [];
+        const gotE3 = deferred();
+        const again = reopened.consumerGroup(options);
+        await again.start(async (e) => {
+          second.push(e.type);
+          if (e.type === 'E3') gotE3.resolve();
+          return 'ack';
+        });
+        await gotE3.promise;
+        await again.stop();
+        expect(first).toEqual(['E1', 'E2']);
+        if (fixture.exactCheckpoints) expect(second).toEqual(['E3']);
+        else expect(['E1', 'E2', 'E3']).toEqual(expect.arrayContaining(second)); // at-least-once
+        expect(second.at(-1)).toBe('E3');
+      });
+    });
+  });
+}

@@ -1,0 +1,240 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import ts from 'typescript';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EsdbEventStore } from '../../src/adapters/eventstoredb/event-store.js';
+import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
+import { deferred, ev, eventStoreContract, type EventStoreFixture } from './event-store.contract.js';
+
+function sqliteFixture(dir: string): EventStoreFixture {
+  const file = join(dir, 'events.db');
+  const opened: EventStore[] = [];
+  return {
+    isolated: true,
+    exactCheckpoints: true,
+    async open() {
+      const store = new SqliteEventStore({ file });
+      opened.push(store);
+      return store;
+    },
+    async cleanup() {
+      for (const store of opened) await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const tempDir = (): string => mkdtempSync(join(tmpdir(), 'event-store-'));
+
+eventStoreContract('embedded SQLite', async () => sqliteFixture(tempDir()));
+
+const esdbUrl = process.env.EVENTSTORE_URL;
+if (!esdbUrl) {
+  console.warn('EventStore contract: EVENTSTORE_URL is not set, so the EventStoreDB run is SKIPPED.');
+}
+describe.skipIf(!esdbUrl)('EventStoreDB (EVENTSTORE_URL)', () => {
+  eventStoreContract('EventStoreDB', async () => {
+    const opened: EventStore[] = [];
+    return {
+      isolated: false,
+      exactCheckpoints: false,
+      async open() {
+        const store = new EsdbEventStore(esdbUrl!);
+        opened.push(store);
+        return store;
+      },
+      async cleanup() {
+        for (const store of opened) await store.close();
+      },
+    };
+  });
+});
+
+describe('embedded SQLite event store across connections and processes', () => {
+  let dir: string;
+  let file: string;
+  const opened: SqliteEventStore[] = [];
+  const open = (): SqliteEventStore => {
+    // A long poll interval elsewhere would hide a missing wake-up; 20 ms keeps these tests quick.
+    const store = new SqliteEventStore({ file, pollIntervalMs: 20 });
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(() => {
+    dir = tempDir();
+    file = join(dir, 'events.db');
+  });
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a second connection sees appends through its subscription and its consumer group', async () => {
+    const writer = open();
+    const reader = open(); // shares no in-process wake-up with the writer: only polling finds the appends
+    const viaSubscription = deferred<RecordedEvent>();
+    const viaGroup = deferred<RecordedEvent>();
+    const caughtUp = deferred();
+    const sub = reader.subscribeToAll({ onEvent: (e) => viaSubscription.resolve(e), onCaughtUp: () => caughtUp.resolve() });
+    await reader.consumerGroup({ group: 'g' }).start(async (e) => {
+      viaGroup.resolve(e);
+      return 'ack';
+    });
+    await caughtUp.promise;
+    await writer.append('order-1', [ev('OrderPlaced')], { expectedRevision: 'no_stream' });
+    expect((await viaSubscription.promise).type).toBe('OrderPlaced');
+    expect((await viaGroup.promise).streamId).toBe('order-1');
+    await sub.stop();
+  });
+
+  it('keeps events, revisions and group positions across close and reopen, in WAL mode', async () => {
+    const first = open();
+    await first.append('order-1', [ev('E0'), ev('E1')], { expectedRevision: 'no_stream' });
+    await first.close();
+    const raw = new Database(file);
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    raw.close();
+    const second = open();
+    expect((await second.readStream('order-1')).map((e) => e.type)).toEqual(['E0', 'E1']);
+    await second.append('order-1', [ev('E2')], { expectedRevision: 1 });
+    expect(await second.listStreams({ prefix: 'order-' })).toEqual([{ streamId: 'order-1', lastRevision: 2 }]);
+  });
+
+  it('an append from another node process reaches a live subscription here', async () => {
+    const store = open();
+    const received = deferred<RecordedEvent>();
+    const caughtUp = deferred();
+    const sub = store.subscribeToAll({ onEvent: (e) => received.resolve(e), onCaughtUp: () => caughtUp.resolve() });
+    await caughtUp.promise;
+    const lines = await runChild(file, 'order-child', 1);
+    const event = await received.promise;
+    expect([event.streamId, event.type, String(event.position)]).toEqual(['order-child', 'ChildAppended', lines[0]]);
+    await sub.stop();
+  });
+
+  it('every append acknowledged before kill -9 is in the file afterwards', async () => {
+    const acked = await runChild(file, 'order-crash', 100_000, 50);
+    expect(acked.length).toBeGreaterThanOrEqual(50);
+    const store = open();
+    const stored = new Set((await store.readStream('order-crash')).map((e) => String(e.position)));
+    for (const position of acked) expect(stored.has(position)).toBe(true);
+  });
+
+  it('two processes appending to one stream with optimistic retries lose nothing', async () => {
+    const COUNT = 1000;
+    const [a, b] = await Promise.all([
+      runChild(file, 'order-contended', COUNT, undefined, 'contend'),
+      runChild(file, 'order-contended', COUNT, undefined, 'contend'),
+    ]);
+    const events = await open().readStream('order-contended');
+    expect(events.map((e) => e.revision)).toEqual([...Array(2 * COUNT).keys()]);
+    expect(new Set(events.map((e) => String(e.position)))).toEqual(new Set([...a!, ...b!]));
+    const pids = [...new Set(events.map((e) => e.data.pid))];
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) {
+      expect(events.filter((e) => e.data.pid === pid).map((e) => e.data.i)).toEqual([...Array(COUNT).keys()]);
+    }
+    // The writers really interleaved (otherwise nothing was contended).
+    const switches = events.filter((e, i) => i > 0 && e.data.pid !== events[i - 1]!.data.pid).length;
+    expect(switches).toBeGreaterThan(1);
+  });
+});
+
+/**
+ * The child's work. `sequence`: append `count` events, each with the exact expected revision.
+ * `contend`: the command-handler pattern: read the last revision, append with it, and on a
+ * WrongExpectedRevisionError read again and retry. Prints each acknowledged position.
+ */
+const CHILD_SCRIPT = `import { SqliteEventStore } from './src/adapters/sqlite/event-store.js';
+import { WrongExpectedRevisionError } from './src/ports/event-store.js';
+const [mode, file, stream, count] = process.argv.slice(2);
+const store = new SqliteEventStore({ file });
+const event = (i) => ({ type: 'ChildAppended', data: { pid: process.pid, i }, metadata: {} });
+for (let i = 0; i < Number(count); i++) {
+  for (;;) {
+    const last = mode === 'sequence' ? undefined : (await store.readStream(stream, { backwards: true, maxCount: 1 }))[0];
+    const expectedRevision = mode === 'sequence' ? (i === 0 ? 'no_stream' : i - 1) : (last ? last.revision : 'no_stream');
+    try {
+      const r = await store.append(stream, [event(i)], { expectedRevision });
+      process.stdout.write(r.position + '\\n'); // synchronous on a pipe: printed means acknowledged
+      break;
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevisionError)) throw err;
+    }
+  }
+}
+await store.close();
+`;
+
+/**
+ * Runs the real adapter in a separate node process: its TypeScript sources are transpiled into a
+ * temp dir, and a tiny script appends `count` events, printing each acknowledged position.
+ * With `killAfter`, the child gets SIGKILL once that many appends were acknowledged.
+ */
+async function runChild(
+  file: string,
+  streamId: string,
+  count: number,
+  killAfter?: number,
+  mode: 'sequence' | 'contend' = 'sequence',
+): Promise<string[]> {
+  const args = [childScript(), mode, file, streamId, String(count)];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (killAfter !== undefined && out.split('\n').length - 1 >= killAfter) child.kill('SIGKILL');
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  if (killAfter === undefined && code !== 0) throw new Error(`child failed (${code}): ${err}`);
+  return out.split('\n').slice(0, -1); // the last piece is empty or a line cut by the kill
+}
+
+let childDir: string | undefined;
+afterAll(() => {
+  if (childDir) rmSync(childDir, { recursive: true, force: true });
+});
+
+/** The transpiled adapter plus CHILD_SCRIPT in a temp dir, built once per run. */
+function childScript(): string {
+  if (!childDir) {
+    childDir = mkdtempSync(join(tmpdir(), 'event-store-child-'));
+    transpileTree('src/adapters/sqlite/event-store.ts', childDir);
+    transpileTree('src/ports/event-store.ts', childDir);
+    writeFileSync(join(childDir, 'child.mjs'), CHILD_SCRIPT);
+  }
+  return join(childDir, 'child.mjs');
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Transpiles `entry` and every relative module it imports into `outDir`, keeping paths. */
+function transpileTree(entry: string, outDir: string): void {
+  const betterSqlite = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
+  const queue = [entry];
+  const done = new Set<string>();
+  while (queue.length > 0) {
+    const rel = queue.pop()!;
+    if (done.has(rel)) continue;
+    done.add(rel);
+    const source = readFileSync(join(ROOT, rel), 'utf8');
+    const js = ts
+      .transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+      })
+      .outputText.replace(/from ['"]better-sqlite3['"]/, `from '${betterSqlite}'`);
+    const target = join(outDir, rel.replace(/\.ts$/, '.js'));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, js);
+    for (const m of source.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) queue.push(join(dirname(rel), `${m[1]}.ts`));
+  }
+}
