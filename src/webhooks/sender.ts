@@ -1,0 +1,136 @@
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+
+/** Spec "Registration rules": success is any 2xx within 8 seconds, connect to end of response. */
+export const DEFAULT_TIMEOUT_MS = 8000;
+/** Enough to read any sensible reply; a receiver streaming more cannot hold an attempt open. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+/** How much of the reply an attempt keeps for the delivery log. */
+export const EXCERPT_BYTES = 1024;
+
+export interface SendInput {
+  url: string | URL;
+  /** The addresses checkWebhookUrl approved; the connection goes to one of them, never to a new lookup. */
+  addresses: readonly string[];
+  headers: Record<string, string>;
+  body: string | Buffer;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Extra trusted CA certificates (PEM), for a receiver behind a private CA in local set-ups. */
+  ca?: string | Buffer;
+}
+
+export interface SendResult {
+  ok: boolean;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+class AttemptTimeout extends Error {}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** A `lookup` for net/tls.connect that answers with the pre-checked addresses only. */
+function pinnedLookup(addresses: readonly string[]) {
+  const entries = addresses.map((address) => ({ address, family: isIP(address) }));
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    const wanted = typeof options.family === 'number' && options.family !== 0 ? options.family : null;
+    const usable = entries.filter((e) => e.family !== 0 && (wanted === null || e.family === wanted));
+    const first = usable[0];
+    if (!first) {
+      const err: NodeJS.ErrnoException = new Error(`no checked address to connect to for ${hostname}`);
+      err.code = 'ENOTFOUND';
+      callback(err, '', 0);
+    } else if (options.all) callback(null, usable);
+    else callback(null, first.address, first.family);
+  };
+}
+
+/** One POST of a signed webhook. Never throws: every failure is a result with an error text. */
+export async function sendWebhook(input: SendInput): Promise<SendResult> {
+  const timeoutMs = input.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = input.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new AttemptTimeout()), timeoutMs);
+  // A fresh agent per attempt: the pinned lookup belongs to this attempt's checked addresses.
+  const agent = new Agent({
+    connect: { lookup: pinnedLookup(input.addresses), timeout: timeoutMs, ...(input.ca ? { ca: input.ca } : {}) },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+  let status: number | null = null;
+  try {
+    const res = await request(input.url, {
+      method: 'POST',
+      headers: input.headers,
+      body: input.body,
+      dispatcher: agent,
+      signal: deadline.signal,
+    });
+    status = res.statusCode;
+    const excerpt = await readCapped(res.body, maxBytes);
+    const ok = status >= 200 && status < 300;
+    return { ok, status, duration_ms: elapsed(), error: ok ? null : statusError(status, res.headers.location), response_excerpt: excerpt };
+  } catch (e) {
+    return { ok: false, status, duration_ms: elapsed(), error: describeError(e, timeoutMs), response_excerpt: null };
+  } finally {
+    clearTimeout(timer);
+    agent.destroy().catch(() => undefined);
+  }
+}
+
+/** Reads at most `maxBytes`, then stops (leaving the loop destroys the stream); returns the excerpt. */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, maxBytes: number): Promise<string | null> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (keptBytes < EXCERPT_BYTES) {
+      kept.push(chunk.subarray(0, EXCERPT_BYTES - keptBytes));
+      keptBytes += kept[kept.length - 1]!.length;
+    }
+    if (total >= maxBytes) break;
+  }
+  body.destroy();
+  return keptBytes === 0 ? null : Buffer.concat(kept).toString('utf8');
+}
+
+function statusError(status: number, location: string | string[] | undefined): string {
+  if (status >= 300 && status < 400) {
+    const to = Array.isArray(location) ? location[0] : location;
+    return `redirect ${status}${to ? ` to ${to}` : ''} not followed: webhooks must answer 2xx themselves`;
+  }
+  return `receiver answered HTTP ${status}`;
+}
+
+const CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the receiver',
+  EPIPE: 'connection reset by the receiver',
+  UND_ERR_SOCKET: 'connection closed by the receiver before a complete response',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOTFOUND: 'no checked address to connect to',
+};
+
+function describeError(e: unknown, timeoutMs: number): string {
+  if (e instanceof AttemptTimeout) return `timed out: no complete response within ${timeoutMs} ms`;
+  // With several addresses Node tries each and reports an AggregateError; the first cause says enough.
+  const err = (e instanceof AggregateError && e.errors[0] ? e.errors[0] : e) as { code?: string; message?: string };
+  const code = err.code ?? '';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return `timed out connecting (limit ${timeoutMs} ms)`;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return `timed out: no complete response within ${timeoutMs} ms`;
+  }
+  const known = CODES[code];
+  if (known) return known;
+  if (/CERT|TLS|SSL/.test(code)) return `TLS error: ${code}${err.message ? ` (${err.message})` : ''}`;
+  return `request failed: ${code ? `${code} ` : ''}${err.message ?? String(e)}`.trim();
+}
