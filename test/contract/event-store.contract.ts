@@ -275,6 +275,38 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
         expect(maxInFlight).toBe(1);
       });
 
+      it('catches up over many pages without skipping or repeating an event', async () => {
+        const base = await store.headPosition();
+        const total = 1200;
+        for (let batch = 0; batch < total / 100; batch++) {
+          const events = Array.from({ length: 100 }, (_, i) => ev('Tick', { n: batch * 100 + i }));
+          await store.append(s('rider-1'), events, { expectedRevision: batch === 0 ? 'no_stream' : batch * 100 - 1 });
+        }
+        const seen: unknown[] = [];
+        const caughtUp = deferred();
+        const sub = store.subscribeToAll({
+          after: base,
+          filter: { streamPrefixes: [`${ns}-`] },
+          onEvent: (e) => void seen.push(e.data.n),
+          onCaughtUp: () => caughtUp.resolve(),
+        });
+        await caughtUp.promise;
+        await sub.stop();
+        expect(seen).toEqual([...Array(total).keys()]);
+
+        const acked: unknown[] = [];
+        const all = deferred();
+        const group = store.consumerGroup({ group: `${ns}-pages`, filter: { streamPrefixes: [`${ns}-`] } });
+        await group.start(async (e) => {
+          acked.push(e.data.n);
+          if (acked.length === total) all.resolve();
+          return 'ack';
+        });
+        await all.promise;
+        await group.stop();
+        expect(acked).toEqual([...Array(total).keys()]);
+      });
+
       it('stops and reports when onEvent throws', async () => {
         const base = await store.headPosition();
         await store.append(s('order-1'), [ev('E0'), ev('E1')], { expectedRevision: 'no_stream' });

@@ -100,7 +100,14 @@ export class EsdbConsumerGroup implements ConsumerGroup {
       this.subscription = sub;
       try {
         for await (const resolved of sub) {
-          const event = toRecordedEvent(resolved);
+          let event: RecordedEvent | undefined;
+          try {
+            event = toRecordedEvent(resolved);
+          } catch (err) {
+            this.report(err); // not an event this service can read: set it aside
+            await sub.nack(PARK, 'unreadable event', resolved);
+            continue;
+          }
           if (!event || !matchesFilter(event, this.options.filter)) {
             await sub.ack(resolved);
             continue;

@@ -41,6 +41,7 @@ const DEFAULT_READ_ALL_COUNT = 1000;
 export class EsdbEventStore implements EventStore {
   readonly client: EventStoreDBClient;
   private readonly closers = new Set<() => Promise<void>>();
+  private closed = false;
 
   /** `connection`: an esdb:// connection string, or a client the caller owns. */
   constructor(connection: string | EventStoreDBClient) {
@@ -48,6 +49,9 @@ export class EsdbEventStore implements EventStore {
   }
 
   async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    if (streamId === '' || streamId.startsWith('$')) {
+      throw new TypeError(`Invalid stream id "${streamId}": non-empty, not starting with "$"`);
+    }
     if (events.length === 0) throw new TypeError('append needs at least one event');
     const data = events.map((e) =>
       jsonEvent({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata }),
@@ -175,6 +179,8 @@ export class EsdbEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await Promise.all([...this.closers].map((stop) => stop()));
     await this.client.dispose();
   }

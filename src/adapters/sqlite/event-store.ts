@@ -1,21 +1,20 @@
-import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../shared/clock.js';
-import {
-  WrongExpectedRevisionError,
-  type AppendResult,
-  type ConsumerGroup,
-  type ConsumerGroupOptions,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type ReadAllOptions,
-  type ReadStreamOptions,
-  type RecordedEvent,
-  type StreamInfo,
-  type SubscribeToAllOptions,
-  type Subscription,
+import type {
+  AppendResult,
+  ConsumerGroup,
+  ConsumerGroupOptions,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  StreamInfo,
+  SubscribeToAllOptions,
+  Subscription,
 } from '../../ports/event-store.js';
+import { assertStreamId, checkExpected, prepareEvent } from './event-store-checks.js';
 import { SqliteConsumerGroup } from './event-store-consumer-group.js';
 import { EVENT_COLUMNS, PageReader, toRecordedEvent, type EventRow } from './event-store-reader.js';
 import { tailSubscription } from './event-store-tail.js';
@@ -67,7 +66,6 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_REVISION = Number.MAX_SAFE_INTEGER;
 const DEFAULT_READ_ALL_COUNT = 1000;
 
@@ -218,27 +216,4 @@ export class SqliteEventStore implements EventStore {
     await Promise.all([...this.groups].map((g) => g.stop()));
     if (this.db.open) this.db.close();
   }
-}
-
-function checkExpected(streamId: string, expected: ExpectedRevision, current: number): void {
-  const exists = current >= 0;
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && !exists) ||
-    (expected === 'stream_exists' && exists) ||
-    expected === current;
-  if (!ok) throw new WrongExpectedRevisionError(streamId, expected, exists ? current : 'no_stream');
-}
-
-function assertStreamId(streamId: string): void {
-  if (typeof streamId !== 'string' || streamId === '' || streamId.startsWith('$')) {
-    throw new TypeError(`Invalid stream id "${streamId}": non-empty, not starting with "$"`);
-  }
-}
-
-function prepareEvent(e: NewEvent): Required<NewEvent> {
-  const id = e.id ?? randomUUID();
-  if (!UUID.test(id)) throw new TypeError(`Event id must be a UUID, got "${id}"`);
-  if (!e.type) throw new TypeError('Event type must be a non-empty string');
-  return { id, type: e.type, data: e.data, metadata: e.metadata };
 }
