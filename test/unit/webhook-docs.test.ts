@@ -11,7 +11,7 @@ import { signatureHeader, WEBHOOK_HEADER_NAMES } from '../../src/webhooks/signin
 // The verification code partners copy from docs/webhooks.md is run here exactly as printed,
 // against signatures made by the service's own signing module.
 
-const DOC = readFileSync(path.resolve('docs/webhooks.md'), 'utf8');
+const DOC = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
 
 /** The fenced block of `lang` whose first line is `firstLine`. */
 function codeBlock(lang: string, firstLine: string): string {
