@@ -4,31 +4,62 @@ import type { Clock } from '../shared/clock.js';
 import { createApp, type App } from '../http/app.js';
 import { KeyResolver } from '../application/key-resolver.js';
 import { KeyRateLimiter } from '../application/rate-limits.js';
+import { CatalogService } from '../application/catalog-service.js';
+import { OrderService } from '../application/orders/order-service.js';
+import { RiderLocations } from '../application/orders/rider-locations.js';
+import { AutoAccept } from '../application/orders/auto-accept.js';
+import { BuiltinCheckout } from '../application/payments/builtin-checkout.js';
 import { pingRoutes } from '../http/routes/ping.js';
 import { healthRoutes } from '../http/routes/health.js';
+import { orderRoutes } from '../http/routes/orders.js';
+import { internalRoutes } from '../http/routes/internal.js';
+import { checkoutRoutes } from '../http/routes/checkout.js';
 import type { Stores } from './stores.js';
+
+export interface Services {
+  catalog: CatalogService;
+  orders: OrderService;
+  riders: RiderLocations;
+  checkout: BuiltinCheckout;
+}
 
 export interface Service {
   app: App;
   stores: Stores;
+  services: Services;
   /** Stops background work; the caller closes the stores afterwards. */
   stop(): Promise<void>;
   markShuttingDown(): void;
 }
 
-/** Wires the application: stores -> application services -> HTTP routes. No I/O happens before this. */
+/** Application services over the stores; shared by the server and the CLI. */
+export async function buildServices(config: Config, stores: Stores, deps: { logger: Logger; clock: Clock; pollCatalog?: boolean }): Promise<Services> {
+  const catalog = new CatalogService({ store: stores.catalog, logger: deps.logger });
+  await catalog.start({ poll: deps.pollCatalog ?? false });
+  const checkout = new BuiltinCheckout({ events: stores.events, clock: deps.clock, baseUrl: config.publicBaseUrl });
+  const orders = new OrderService({ events: stores.events, catalog, clock: deps.clock, payments: checkout });
+  const riders = new RiderLocations({ events: stores.events, clock: deps.clock });
+  return { catalog, orders, riders, checkout };
+}
+
+/** Wires the application: stores -> application services -> HTTP routes and background workers. */
 export async function buildService(config: Config, stores: Stores, deps: { logger: Logger; clock: Clock }): Promise<Service> {
   let shuttingDown = false;
-  const keys = new KeyResolver(stores.partners);
-  const limits = new KeyRateLimiter((points) => stores.rateLimiterFactory(points));
+  const services = await buildServices(config, stores, { ...deps, pollCatalog: true });
+  const autoAccept = new AutoAccept({ events: stores.events, orders: services.orders, catalog: services.catalog, logger: deps.logger });
+  await autoAccept.start();
+
   const routes = [
     ...healthRoutes({ readiness: stores.readiness, isShuttingDown: () => shuttingDown }),
     ...pingRoutes({ clock: deps.clock }),
+    ...orderRoutes({ orders: services.orders }),
+    ...checkoutRoutes({ checkout: services.checkout, orders: services.orders }),
+    ...internalRoutes({ orders: services.orders, riders: services.riders }),
   ];
   const app = createApp({
     logger: deps.logger,
-    keys,
-    limits,
+    keys: new KeyResolver(stores.partners),
+    limits: new KeyRateLimiter((points) => stores.rateLimiterFactory(points)),
     routes,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     adminToken: config.ADMIN_TOKEN,
@@ -36,7 +67,11 @@ export async function buildService(config: Config, stores: Stores, deps: { logge
   return {
     app,
     stores,
-    stop: async () => {},
+    services,
+    stop: async () => {
+      services.catalog.stop();
+      await autoAccept.stop();
+    },
     markShuttingDown: () => {
       shuttingDown = true;
     },

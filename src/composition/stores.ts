@@ -5,13 +5,24 @@ import { MongoClient, type Db } from 'mongodb';
 import { RateLimiterMemory, RateLimiterMongo, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import type { PartnerStore } from '../ports/partner-store.js';
+import type { CatalogStore } from '../ports/catalog-store.js';
+import type { EventStore } from '../ports/event-store.js';
 import { openSqlite } from '../adapters/sqlite/open.js';
 import { SqlitePartnerStore } from '../adapters/sqlite/partner-store.js';
+import { SqliteCatalogStore } from '../adapters/sqlite/catalog-store.js';
+import { SqliteEventStore } from '../adapters/sqlite/event-store.js';
 import { MongoPartnerStore } from '../adapters/mongodb/partner-store.js';
+import { MongoCatalogStore } from '../adapters/mongodb/catalog-store.js';
+import { EsdbEventStore } from '../adapters/eventstoredb/event-store.js';
 
 /** The durable stores chosen by configuration. Shared by the server and the CLI. */
 export interface Stores {
+  events: EventStore;
   partners: PartnerStore;
+  catalog: CatalogStore;
+  /** Embedded mode's SQLite connection (service.db), or the MongoDB database. */
+  sqlite?: Database.Database;
+  mongo?: Db;
   /** Builds a per-minute limiter with the given budget on the configured backing store. */
   rateLimiterFactory(points: number): RateLimiterAbstract;
   readiness(): Promise<Record<string, string>>;
@@ -21,42 +32,57 @@ export interface Stores {
 export async function openStores(config: Config): Promise<Stores> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const closers: Array<() => Promise<void> | void> = [];
-  let sqlite: Database.Database | undefined;
-  let mongo: { client: MongoClient; db: Db } | undefined;
+  const close = async () => {
+    for (const fn of closers.splice(0).reverse()) await fn();
+  };
+  try {
+    const events: EventStore =
+      config.EVENT_STORE === 'eventstoredb'
+        ? new EsdbEventStore(config.EVENTSTORE_URL!)
+        : new SqliteEventStore({ file: path.join(config.dataDir, 'events.db'), synchronous: config.SQLITE_SYNCHRONOUS });
+    closers.push(() => events.close());
 
-  if (config.READ_STORE === 'mongodb') {
-    const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 5000 });
-    await client.connect();
-    mongo = { client, db: client.db(config.MONGODB_DB) };
-    closers.push(() => client.close());
-  } else {
-    sqlite = openSqlite(path.join(config.dataDir, 'service.db'), config.SQLITE_SYNCHRONOUS);
-    const db = sqlite;
-    closers.push(() => void db.close());
+    if (config.READ_STORE === 'mongodb') {
+      const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 5000 });
+      await client.connect();
+      closers.push(() => client.close());
+      const db = client.db(config.MONGODB_DB);
+      const partners = new MongoPartnerStore(db);
+      const catalog = new MongoCatalogStore(db);
+      await Promise.all([partners.init(), catalog.init()]);
+      return {
+        events,
+        partners,
+        catalog,
+        mongo: db,
+        rateLimiterFactory: (points) =>
+          new RateLimiterMongo({ storeClient: client, dbName: db.databaseName, tableName: 'rate_limits', keyPrefix: `rl${points}`, points, duration: 60 }),
+        readiness: readiness(events, partners),
+        close,
+      };
+    }
+
+    const sqlite = openSqlite(path.join(config.dataDir, 'service.db'), config.SQLITE_SYNCHRONOUS);
+    closers.push(() => void sqlite.close());
+    const partners = new SqlitePartnerStore(sqlite);
+    return {
+      events,
+      partners,
+      catalog: new SqliteCatalogStore(sqlite),
+      sqlite,
+      rateLimiterFactory: (points) => new RateLimiterMemory({ keyPrefix: `rl${points}`, points, duration: 60 }),
+      readiness: readiness(events, partners),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
   }
+}
 
-  let partners: PartnerStore;
-  if (mongo) {
-    const store = new MongoPartnerStore(mongo.db);
-    await store.init();
-    partners = store;
-  } else {
-    partners = new SqlitePartnerStore(sqlite!);
-  }
-
-  const mongoDb = mongo?.db;
-  return {
-    partners,
-    rateLimiterFactory: (points) =>
-      mongoDb
-        ? new RateLimiterMongo({ storeClient: mongo!.client, dbName: mongoDb.databaseName, tableName: 'rate_limits', keyPrefix: `rl${points}`, points, duration: 60 })
-        : new RateLimiterMemory({ keyPrefix: `rl${points}`, points, duration: 60 }),
-    readiness: async () => {
-      await partners.ping();
-      return { partners: 'ok' };
-    },
-    close: async () => {
-      for (const close of closers.reverse()) await close();
-    },
+function readiness(events: EventStore, partners: PartnerStore) {
+  return async () => {
+    await Promise.all([partners.ping(), events.headPosition()]);
+    return { event_store: 'ok', partners: 'ok' };
   };
 }

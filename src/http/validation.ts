@@ -18,7 +18,9 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown, where: 'qu
   const details: ErrorDetail[] = result.error.issues.map((issue) => {
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
     const base = formatPath(issue.path);
-    const param = prefix + (keys.length ? formatPath([...issue.path, keys[0]!]) : base) || where;
+    let param = prefix + (keys.length ? formatPath([...issue.path, keys[0]!]) : base) || where;
+    // Headers arrive lower-cased; name them as documented (idempotency-key -> Idempotency-Key).
+    if (where === 'header') param = param.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
     const message = issue.code === 'unrecognized_keys' ? `unknown ${where} parameter${keys.length > 1 ? 's' : ''}: ${keys.join(', ')}` : issue.message;
     return { param, message };
   });

@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CatalogStore } from '../ports/catalog-store.js';
+import { CatalogIndex } from '../domain/catalog/catalog-index.js';
+import { validateCatalog, type CatalogProblem } from '../domain/catalog/validate.js';
+import type { Logger } from '../shared/logger.js';
+
+/** The demo catalog shipped in the repository, loaded when a store has no catalog yet. */
+export function demoCatalogPath(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('package root not found');
+    dir = parent;
+  }
+  return path.join(dir, 'src', 'catalog-data', 'demo-catalog.json');
+}
+
+export class CatalogImportError extends Error {
+  constructor(readonly problems: CatalogProblem[]) {
+    super(`the catalog has ${problems.length} problem(s)`);
+  }
+}
+
+/**
+ * Serves the current catalog from memory. The durable copy is in the CatalogStore; a cheap version
+ * poll picks up imports made by other processes (the CLI) within `pollMs`.
+ */
+export class CatalogService {
+  private index: CatalogIndex | undefined;
+  private version: string | null = null;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: { store: CatalogStore; logger?: Logger; pollMs?: number }) {}
+
+  /** Loads the stored catalog, seeding the demo catalog on first start. */
+  async start(options: { poll?: boolean } = {}): Promise<void> {
+    let catalog = await this.deps.store.load();
+    if (!catalog) {
+      const demo = JSON.parse(fs.readFileSync(demoCatalogPath(), 'utf8')) as unknown;
+      await this.import(demo);
+      this.deps.logger?.info({ version: this.index!.version }, 'demo catalog loaded on first start');
+      catalog = this.index!.catalog;
+    } else {
+      this.index = new CatalogIndex(catalog);
+      this.version = await this.deps.store.version();
+    }
+    if (options.poll !== false) {
+      this.timer = setInterval(() => void this.refresh().catch((err) => this.deps.logger?.error({ err }, 'catalog refresh failed')), this.deps.pollMs ?? 2000);
+      this.timer.unref();
+    }
+  }
+
+  current(): CatalogIndex {
+    if (!this.index) throw new Error('catalog not loaded');
+    return this.index;
+  }
+
+  /** Validates everything first: a bad document changes nothing and names every problem's JSON path. */
+  async import(json: unknown): Promise<CatalogIndex> {
+    const result = validateCatalog(json);
+    if (!result.ok) throw new CatalogImportError(result.problems);
+    const index = new CatalogIndex(result.catalog);
+    this.version = await this.deps.store.save(result.catalog);
+    this.index = index;
+    return index;
+  }
+
+  /** Reloads when another process saved a different catalog. */
+  async refresh(): Promise<boolean> {
+    const version = await this.deps.store.version();
+    if (version === null || version === this.version) return false;
+    const catalog = await this.deps.store.load();
+    if (!catalog) return false;
+    this.index = new CatalogIndex(catalog);
+    this.version = version;
+    this.deps.logger?.info({ version: catalog.version }, 'catalog reloaded');
+    return true;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,49 @@
+import type { ConsumerGroup, EventStore, RecordedEvent } from '../../ports/event-store.js';
+import { isApiError } from '../../domain/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import type { CatalogReader, OrderService } from './order-service.js';
+
+export const AUTO_ACCEPT_GROUP = 'auto-accept';
+
+/**
+ * Stores flagged `auto_accept` confirm live orders by themselves: cash orders once placed, card
+ * orders once paid. A durable consumer group reacts after the fact, so POST /orders still answers
+ * `placed` and the confirmation is its own event (and webhook). Sandbox orders never move alone.
+ */
+export class AutoAccept {
+  private group: ConsumerGroup | undefined;
+
+  constructor(private readonly deps: { events: EventStore; orders: OrderService; catalog: CatalogReader; logger: Logger }) {}
+
+  async start(): Promise<void> {
+    this.group = this.deps.events.consumerGroup({
+      group: AUTO_ACCEPT_GROUP,
+      filter: { streamPrefixes: ['order-'], eventTypes: ['OrderPlaced', 'PaymentSucceeded'] },
+      onError: (err) => this.deps.logger.error({ err }, 'auto-accept failed; will retry'),
+    });
+    await this.group.start((e) => this.handle(e));
+  }
+
+  async stop(): Promise<void> {
+    await this.group?.stop();
+  }
+
+  private async handle(e: RecordedEvent): Promise<'ack'> {
+    const orderId = e.streamId.slice('order-'.length);
+    const order = await this.deps.orders.load(orderId);
+    if (!order || order.environment !== 'live' || order.status !== 'placed') return 'ack';
+    if (order.payment_method === 'card' && order.payment_status !== 'paid') return 'ack';
+    if (!this.deps.catalog.current().store(order.store.id)?.auto_accept) return 'ack';
+    try {
+      await this.deps.orders.operate(
+        { actor: 'restaurant', correlationId: String(e.metadata.correlation_id ?? e.id), causationId: e.id },
+        orderId,
+        { type: 'accept', by: 'auto' },
+      );
+    } catch (err) {
+      // Someone else moved the order first (the restaurant, a cancel): nothing to do.
+      if (!isApiError(err)) throw err;
+    }
+    return 'ack';
+  }
+}

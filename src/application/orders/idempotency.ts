@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { WrongExpectedRevisionError, type EventStore } from '../../ports/event-store.js';
+import type { Environment } from '../../ports/partner-store.js';
+import { ApiError } from '../../domain/errors.js';
+import { sha256Hex } from '../../shared/ids.js';
+import { EVENT_SCHEMA_VERSION } from './context.js';
+
+/**
+ * An Idempotency-Key is claimed by creating its own stream (expected revision "no stream"), so
+ * exactly one request can claim it, on every adapter, across processes. The claim records the
+ * request's hash and the order id it will create. The key itself is stored only as a hash.
+ */
+export interface Claim {
+  request_hash: string;
+  order_id: string;
+}
+
+export const idempotencyStream = (environment: Environment, partnerId: string, key: string): string =>
+  `idempotency-${environment}-${partnerId}-${sha256Hex(key).slice(0, 40)}`;
+
+/** Hash of the JSON body with object keys sorted, so key order and whitespace do not matter. */
+export function requestHash(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export class IdempotencyKeys {
+  constructor(private readonly store: EventStore) {}
+
+  async find(stream: string): Promise<Claim | null> {
+    const [first] = await this.store.readStream(stream, { maxCount: 1 });
+    return first ? (first.data as unknown as Claim) : null;
+  }
+
+  /** Returns the claim that holds: ours when we won, the earlier one otherwise. */
+  async claim(stream: string, claim: Claim, meta: { partner_id: string; environment: Environment; request_id?: string; at: string }): Promise<{ won: boolean; claim: Claim }> {
+    try {
+      await this.store.append(
+        stream,
+        [
+          {
+            type: 'IdempotencyKeyClaimed',
+            data: { ...claim, claimed_at: meta.at },
+            metadata: {
+              partner_id: meta.partner_id,
+              environment: meta.environment,
+              actor: 'partner',
+              request_id: meta.request_id ?? null,
+              correlation_id: meta.request_id ?? null,
+              causation_id: meta.request_id ?? null,
+              schema_version: EVENT_SCHEMA_VERSION,
+              occurred_at: meta.at,
+            },
+          },
+        ],
+        { expectedRevision: 'no_stream' },
+      );
+      return { won: true, claim };
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevisionError)) throw err;
+      const existing = await this.find(stream);
+      if (!existing) throw err;
+      return { won: false, claim: existing };
+    }
+  }
+}
+
+export function assertSameRequest(claim: Claim, hash: string): void {
+  if (claim.request_hash !== hash) {
+    throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body.', { param: 'Idempotency-Key' });
+  }
+}

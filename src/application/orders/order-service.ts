@@ -1,0 +1,202 @@
+import type { EventStore } from '../../ports/event-store.js';
+import type { PaymentLink, PaymentProvider } from '../../ports/payment-provider.js';
+import type { Clock } from '../../shared/clock.js';
+import { ApiError } from '../../domain/errors.js';
+import { fromMajor } from '../../domain/money.js';
+import type { CatalogIndex } from '../../domain/catalog/catalog-index.js';
+import { decide, type NewOrder, type OrderCommand } from '../../domain/order/decide.js';
+import type { OrderState, OrderView } from '../../domain/order/state.js';
+import { priceOrder, type OrderLineRequest } from '../../domain/order/pricing.js';
+import type { Point } from '../../domain/catalog/model.js';
+import { newId, randomToken } from '../../shared/ids.js';
+import { OrderRepository } from './order-repository.js';
+import { assertSameRequest, IdempotencyKeys, idempotencyStream, requestHash } from './idempotency.js';
+import type { CommandContext } from './context.js';
+
+export interface CatalogReader {
+  current(): CatalogIndex;
+}
+
+export interface PlaceOrderInput {
+  store_id: string;
+  fulfilment: 'delivery' | 'pickup';
+  items: OrderLineRequest[];
+  customer: { name: string; phone: string };
+  delivery_address?: { line1: string; floor?: string | undefined; apartment?: string | undefined; area: string; location: Point } | undefined;
+  payment_method: 'cash' | 'card';
+  reference?: string | undefined;
+  /** Major units of the store's currency, as the partner sent it. */
+  tip?: number | undefined;
+  promo_code?: string | undefined;
+}
+
+export interface OrderResult {
+  order: OrderView;
+  /** Global position of the write (read-your-writes). */
+  position?: bigint;
+}
+
+export type PartnerContext = CommandContext & { partnerId: string; environment: 'live' | 'sandbox' };
+
+const ORDER_NUMBER_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+
+export class OrderService {
+  private readonly orders: OrderRepository;
+  private readonly keys: IdempotencyKeys;
+
+  constructor(
+    private readonly deps: { events: EventStore; catalog: CatalogReader; clock: Clock; payments: PaymentProvider },
+  ) {
+    this.orders = new OrderRepository(deps.events);
+    this.keys = new IdempotencyKeys(deps.events);
+  }
+
+  private now = (): string => this.deps.clock.now().toISOString();
+
+  /**
+   * Idempotent placement. A replay (same key, same body) answers with the order as it is now and
+   * never re-validates; a different body is a conflict; a claim left without an order (a crash, or a
+   * concurrent request still working) is completed by whichever request gets to append the order.
+   */
+  async place(ctx: PartnerContext, idempotencyKey: string, input: PlaceOrderInput): Promise<OrderResult & { created: boolean }> {
+    const stream = idempotencyStream(ctx.environment, ctx.partnerId, idempotencyKey);
+    const hash = requestHash(input);
+    let claim = await this.keys.find(stream);
+    if (claim) {
+      assertSameRequest(claim, hash);
+      const existing = await this.orders.load(claim.order_id);
+      if (existing.state.order) return { order: existing.state.order, created: false };
+    }
+    const at = this.now();
+    const order = this.buildOrder(ctx, claim?.order_id ?? newOrderId(ctx.environment), input, new Date(at));
+    if (!claim) {
+      const result = await this.keys.claim(stream, { request_hash: hash, order_id: order.order_id }, {
+        partner_id: ctx.partnerId,
+        environment: ctx.environment,
+        ...(ctx.requestId ? { request_id: ctx.requestId } : {}),
+        at,
+      });
+      claim = result.claim;
+      assertSameRequest(claim, hash);
+      order.order_id = claim.order_id;
+    }
+    // Whoever appends OrderPlaced answers 201; a request that finds the order already there, 200.
+    const handled = await this.orders.handle(order.order_id, ctx, this.now, (state, now) =>
+      state.order ? [] : decide(state, { type: 'place', order }, now),
+    );
+    const created = handled.events.length > 0;
+    return { order: handled.state.order!, ...(created ? { position: handled.position } : {}), created };
+  }
+
+  private buildOrder(ctx: PartnerContext, orderId: string, input: PlaceOrderInput, at: Date): NewOrder {
+    const catalog = this.deps.catalog.current();
+    const store = catalog.store(input.store_id);
+    const tip = input.tip === undefined || !store ? 0 : tipInMinor(input.tip, store.currency);
+    const priced = priceOrder(
+      catalog,
+      {
+        store_id: input.store_id,
+        fulfilment: input.fulfilment,
+        items: input.items,
+        location: input.delivery_address?.location,
+        tip,
+        promo_code: input.promo_code,
+      },
+      at,
+    );
+    return {
+      order_id: orderId,
+      environment: ctx.environment,
+      partner_id: ctx.partnerId,
+      reference: input.reference ?? null,
+      order_number: orderNumber(),
+      store: { id: priced.store.id, name: priced.store.name },
+      currency: priced.store.currency,
+      fulfilment: input.fulfilment,
+      lines: priced.lines,
+      customer: input.customer,
+      delivery_address: input.fulfilment === 'delivery' && input.delivery_address ? { ...input.delivery_address } : null,
+      payment_method: input.payment_method,
+      pricing: priced.pricing,
+      promo_code: priced.promo_code,
+      offer_id: priced.offer_id,
+    };
+  }
+
+  /** The partner's order in its environment; anyone else's is indistinguishable from a missing one. */
+  async get(ctx: PartnerContext, orderId: string): Promise<OrderView> {
+    return ownedBy(ctx, (await this.orders.load(orderId)).state, orderId);
+  }
+
+  async cancel(ctx: PartnerContext, orderId: string, reason: string | null): Promise<OrderResult> {
+    return this.partnerCommand(ctx, orderId, { type: 'cancelByPartner', reason });
+  }
+
+  /** Ownership is checked first, so a live key learns nothing about ids that are not its own (404). */
+  async sandboxAdvance(ctx: PartnerContext, orderId: string): Promise<OrderResult> {
+    return this.partnerCommand({ ...ctx, actor: 'sandbox' }, orderId, { type: 'sandboxAdvance' });
+  }
+
+  async paymentLink(ctx: PartnerContext, orderId: string): Promise<{ order: OrderView; link: PaymentLink }> {
+    const order = await this.get(ctx, orderId);
+    if (order.payment_method !== 'card') throw new ApiError('payment_not_required', 'Cash orders are paid on delivery or collection.');
+    if (order.payment_status === 'paid' || order.payment_status === 'refunded' || order.payment_status === 'partially_refunded') {
+      throw new ApiError('payment_not_required', 'This order is already paid.');
+    }
+    if (order.status !== 'placed') throw new ApiError('invalid_transition', `The order is ${order.status}; it can no longer be paid.`);
+    const link = await this.deps.payments.createLink({
+      order_id: order.order_id,
+      environment: order.environment,
+      amount: order.pricing.total,
+      currency: order.currency,
+      description: `${order.store.name} order ${order.order_number}`,
+    });
+    return { order, link };
+  }
+
+  /** Operations (restaurant, rider, support) and payment outcomes: no partner ownership check. */
+  async operate(ctx: CommandContext, orderId: string, command: OrderCommand): Promise<OrderResult> {
+    const handled = await this.orders.handle(orderId, ctx, this.now, (state, now) => decide(state, command, now));
+    return { order: handled.state.order!, position: handled.position };
+  }
+
+  async load(orderId: string): Promise<OrderView | null> {
+    return (await this.orders.load(orderId)).state.order;
+  }
+
+  private async partnerCommand(ctx: PartnerContext, orderId: string, command: OrderCommand): Promise<OrderResult> {
+    const handled = await this.orders.handle(orderId, ctx, this.now, (state, now) => {
+      ownedBy(ctx, state, orderId);
+      return decide(state, command, now);
+    });
+    return { order: handled.state.order!, position: handled.position };
+  }
+}
+
+function ownedBy(ctx: PartnerContext, state: OrderState, orderId: string): OrderView {
+  const order = state.order;
+  if (!order || order.partner_id !== ctx.partnerId || order.environment !== ctx.environment) {
+    throw new ApiError('order_not_found', `No order with id ${orderId}.`, { param: 'order_id' });
+  }
+  return order;
+}
+
+function newOrderId(environment: 'live' | 'sandbox'): string {
+  return newId(environment === 'sandbox' ? 'sbx' : 'ord');
+}
+
+/** Seven characters without look-alikes (no 0/O, 1/I), e.g. `K7P-4QX`: short enough to read out. */
+function orderNumber(): string {
+  const raw = randomToken(8);
+  let out = '';
+  for (let i = 0; i < 6; i++) out += ORDER_NUMBER_ALPHABET[raw.charCodeAt(i) % ORDER_NUMBER_ALPHABET.length];
+  return `${out.slice(0, 3)}-${out.slice(3)}`;
+}
+
+function tipInMinor(tip: number, currency: Parameters<typeof fromMajor>[1]): number {
+  try {
+    return fromMajor(tip, currency);
+  } catch {
+    throw new ApiError('validation_error', `tip has more decimals than ${currency} allows.`, { param: 'tip' });
+  }
+}

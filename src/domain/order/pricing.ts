@@ -1,0 +1,121 @@
+/**
+ * Prices an order request against the catalog: the service, never the client, computes every
+ * amount. Pure: catalog index and instant in, priced lines and totals (minor units) out.
+ *
+ * line      = (item price + chosen options) x quantity
+ * subtotal  = sum of lines
+ * fee       = the store's fee rule for the distance (0 for pickup)
+ * discount  = the promo code's discount when a code is given, else the best automatic offer
+ * total     = subtotal + fee + tip - discount   (never negative: discounts are capped by what they discount)
+ */
+import { ApiError } from '../errors.js';
+import { sum } from '../money.js';
+import type { CatalogIndex } from '../catalog/catalog-index.js';
+import type { Item, Point, Store } from '../catalog/model.js';
+import { deliveryFee, distanceMetres, inDeliveryZone } from '../catalog/geo.js';
+import type { AppliedOffer } from '../catalog/offers.js';
+import type { Fulfilment, OrderLine, Pricing } from './events.js';
+
+export interface OrderLineRequest {
+  item_id: string;
+  quantity: number;
+  modifier_ids?: string[] | undefined;
+}
+
+export interface PricingRequest {
+  store_id: string;
+  fulfilment: Fulfilment;
+  items: OrderLineRequest[];
+  /** Delivery location; required for delivery (checked at the edge). */
+  location?: Point | undefined;
+  /** Minor units. */
+  tip: number;
+  promo_code?: string | undefined;
+}
+
+export interface PricedOrder {
+  store: Store;
+  lines: OrderLine[];
+  pricing: Pricing;
+  offer_id: string | null;
+  promo_code: string | null;
+}
+
+export function priceOrder(catalog: CatalogIndex, req: PricingRequest, at: Date): PricedOrder {
+  const store = catalog.store(req.store_id);
+  if (!store) throw new ApiError('store_not_found', `No store with id ${req.store_id}.`, { param: 'store_id' });
+  if (!catalog.status(store, at).accepting_orders) {
+    throw new ApiError('store_closed', `${store.name} is not accepting orders right now.`, { param: 'store_id' });
+  }
+  const lines = req.items.map((line, i) => priceLine(catalog, store, line, `items[${i}]`));
+  const subtotal = sum(lines.map((l) => l.line_total));
+  const delivery_fee = req.fulfilment === 'delivery' ? feeFor(store, req.location!) : 0;
+  if (subtotal < store.minimum_order) {
+    throw new ApiError('below_minimum_order', `${store.name} needs a subtotal of at least ${store.minimum_order} minor units (${store.currency}).`, {
+      param: 'items',
+      extra: { minimum_order_minor: store.minimum_order },
+    });
+  }
+  const basket = { subtotal, delivery_fee };
+  let applied: AppliedOffer | null;
+  if (req.promo_code !== undefined) {
+    const result = catalog.validatePromo(req.promo_code, store.id, basket, at);
+    if (!result.valid) {
+      throw new ApiError('invalid_promo_code', `The promo code cannot be applied: ${result.reason}.`, { param: 'promo_code', extra: { reason: result.reason } });
+    }
+    applied = result;
+  } else {
+    applied = catalog.bestAutomaticOffer(store.id, basket, at);
+  }
+  const discount = applied ? Math.min(applied.discount, applied.applies_to === 'delivery_fee' ? delivery_fee : subtotal) : 0;
+  const total = subtotal + delivery_fee + req.tip - discount;
+  return {
+    store,
+    lines,
+    pricing: { subtotal, delivery_fee, tip: req.tip, discount, total },
+    offer_id: applied?.offer.id ?? null,
+    promo_code: req.promo_code !== undefined && applied ? applied.offer.promo_code : null,
+  };
+}
+
+function feeFor(store: Store, location: Point): number {
+  const distance = distanceMetres(store.location, location);
+  if (!inDeliveryZone(store, location, distance)) {
+    throw new ApiError('out_of_zone', `The address is ${distance} m from ${store.name}, outside its delivery area.`, { param: 'delivery_address.location' });
+  }
+  return deliveryFee(store, distance);
+}
+
+function priceLine(catalog: CatalogIndex, store: Store, line: OrderLineRequest, path: string): OrderLine {
+  const item = catalog.item(store.id, line.item_id);
+  if (!item) throw new ApiError('item_not_found', `No item with id ${line.item_id} in store ${store.id}.`, { param: `${path}.item_id` });
+  if (!item.available) throw new ApiError('item_unavailable', `${item.name} is not available right now.`, { param: `${path}.item_id` });
+  const options = chooseOptions(item, line.modifier_ids ?? [], path);
+  const eachWithOptions = item.price + sum(options.map((o) => o.price));
+  return { item_id: item.id, name: item.name, quantity: line.quantity, unit_price: item.price, options, line_total: eachWithOptions * line.quantity };
+}
+
+/** Resolves option ids against the item's groups and enforces each group's min/max. */
+function chooseOptions(item: Item, ids: string[], path: string): OrderLine['options'] {
+  const invalid = (param: string, message: string) => new ApiError('validation_error', message, { param });
+  const chosen: OrderLine['options'] = [];
+  const seen = new Set<string>();
+  ids.forEach((id, j) => {
+    const group = item.modifier_groups.find((g) => g.options.some((o) => o.id === id));
+    if (!group) throw invalid(`${path}.modifier_ids[${j}]`, `${id} is not an option of ${item.name}.`);
+    if (seen.has(id)) throw invalid(`${path}.modifier_ids[${j}]`, `Option ${id} is chosen twice.`);
+    seen.add(id);
+    const option = group.options.find((o) => o.id === id)!;
+    chosen.push({ id: option.id, group_id: group.id, name: option.name, price: option.price });
+  });
+  for (const group of item.modifier_groups) {
+    const count = chosen.filter((o) => o.group_id === group.id).length;
+    if (count < group.min_select) {
+      throw invalid(`${path}.modifier_ids`, `${item.name}: choose at least ${group.min_select} of "${group.name}".`);
+    }
+    if (group.max_select !== null && count > group.max_select) {
+      throw invalid(`${path}.modifier_ids`, `${item.name}: choose at most ${group.max_select} of "${group.name}".`);
+    }
+  }
+  return chosen;
+}

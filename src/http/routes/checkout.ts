@@ -1,0 +1,95 @@
+import { z } from '../openapi/zod.js';
+import { defineRoute } from '../route.js';
+import { isApiError } from '../../domain/errors.js';
+import { toMajor } from '../../domain/money.js';
+import type { BuiltinCheckout, CheckoutSession } from '../../application/payments/builtin-checkout.js';
+import type { OrderService } from '../../application/orders/order-service.js';
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(title: string, body: string) {
+  return {
+    raw: {
+      contentType: 'text/html; charset=utf-8',
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:420px;margin:3em auto;padding:0 1em}button{font-size:1.1em;padding:.6em 1.2em;margin:.3em}</style></head>
+<body><h1>${esc(title)}</h1>${body}</body></html>`,
+    },
+  };
+}
+
+const Params = z.object({ session_id: z.string().min(1).max(100) });
+const html = { description: 'HTML page.', contentType: 'text/html' };
+
+/** The built-in provider's hosted checkout: a payer opens the link, then pays or declines. */
+export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderService }) {
+  const amountText = (s: CheckoutSession) => `${toMajor(s.amount, s.currency)} ${s.currency}`;
+
+  const complete = async (sessionId: string, outcome: 'paid' | 'failed') => {
+    const session = await deps.checkout.session(sessionId);
+    if (!session) return { status: 404, ...page('Payment link not found', '<p>This payment link does not exist.</p>') };
+    if (session.outcome) return page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`);
+    if (deps.checkout.isExpired(session)) return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
+    // The order is updated first: if we stop between the two writes, a retry finds the order paid.
+    try {
+      await deps.orders.operate({ actor: 'system' }, session.order_id, outcome === 'paid'
+        ? { type: 'recordPaymentSucceeded', amount: session.amount, provider_ref: session.provider_ref }
+        : { type: 'recordPaymentFailed', reason: 'declined by payer' });
+    } catch (err) {
+      if (!isApiError(err)) throw err;
+      return { status: 409, ...page('Payment not possible', `<p>${esc(err.message)}</p>`) };
+    }
+    await deps.checkout.complete(sessionId, session, outcome);
+    return outcome === 'paid'
+      ? page('Payment received', `<p>${esc(amountText(session))} paid. You can close this page.</p>`)
+      : page('Payment declined', '<p>The payment was declined. Ask for a new link to try again.</p>');
+  };
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/checkout/:session_id',
+      operationId: 'checkoutPage',
+      summary: 'Hosted checkout page of the built-in payment provider',
+      tags: ['Checkout'],
+      auth: 'public',
+      request: { params: Params },
+      responses: { 200: html, 404: html, 410: html },
+      handler: async ({ params }) => {
+        const session = await deps.checkout.session(params.session_id);
+        if (!session) return { status: 404, ...page('Payment link not found', '<p>This payment link does not exist.</p>') };
+        if (session.outcome) return page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`);
+        if (deps.checkout.isExpired(session)) return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
+        const base = `/checkout/${encodeURIComponent(params.session_id)}`;
+        return page(
+          `Pay ${amountText(session)}`,
+          `<p>${esc(session.description)}</p>${session.environment === 'sandbox' ? '<p><b>Sandbox</b>: no real money moves.</p>' : ''}
+<form method="post" action="${base}/pay"><button type="submit">Pay ${esc(amountText(session))}</button></form>
+<form method="post" action="${base}/fail"><button type="submit">Decline</button></form>`,
+        );
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/checkout/:session_id/pay',
+      operationId: 'checkoutPay',
+      summary: 'Pay (built-in provider)',
+      tags: ['Checkout'],
+      auth: 'public',
+      request: { params: Params },
+      responses: { 200: html, 404: html, 409: html, 410: html },
+      handler: ({ params }) => complete(params.session_id, 'paid'),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/checkout/:session_id/fail',
+      operationId: 'checkoutDecline',
+      summary: 'Decline (built-in provider)',
+      tags: ['Checkout'],
+      auth: 'public',
+      request: { params: Params },
+      responses: { 200: html, 404: html, 409: html, 410: html },
+      handler: ({ params }) => complete(params.session_id, 'failed'),
+    }),
+  ];
+}

@@ -1,0 +1,117 @@
+import { z } from '../openapi/zod.js';
+import { defineRoute } from '../route.js';
+import type { OrderService, PartnerContext } from '../../application/orders/order-service.js';
+import type { Principal } from '../../application/key-resolver.js';
+import { toPublicOrder } from '../presenters/order.js';
+import { CancelOrderBody, IdempotencyHeaders, OrderIdParams, OrderSchema, PaymentLinkSchema, PlaceOrderBody } from '../schemas/order.js';
+import { toMajor } from '../../domain/money.js';
+
+export function partnerContext(principal: Principal, requestId: string): PartnerContext {
+  return { actor: 'partner', partnerId: principal.partner.id, environment: principal.key.environment, requestId };
+}
+
+const replayedHeader = {
+  'Idempotent-Replayed': { description: '`true` when this answer replays an earlier request with the same key.', schema: z.literal('true'), required: true },
+};
+
+export function orderRoutes(deps: { orders: OrderService }) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/orders',
+      operationId: 'createOrder',
+      summary: 'Place an order (idempotent)',
+      description:
+        'The service prices the order from the catalog. Same Idempotency-Key and body: 200 with the order as it is now and `Idempotent-Replayed: true`; same key, different body: 409 idempotency_conflict.',
+      tags: ['Orders'],
+      scope: 'orders:write',
+      request: { body: PlaceOrderBody, headers: IdempotencyHeaders },
+      responses: {
+        201: { description: 'Placed.', data: OrderSchema },
+        200: { description: 'Replay of an earlier request with this key.', data: OrderSchema, headers: replayedHeader },
+      },
+      errors: [404, 409, 422],
+      handler: async ({ principal, requestId, body, headers }) => {
+        const ctx = partnerContext(principal, requestId);
+        const result = await deps.orders.place(ctx, headers['idempotency-key']!, body);
+        return result.created
+          ? { status: 201, data: toPublicOrder(result.order) }
+          : { status: 200, data: toPublicOrder(result.order), headers: { 'Idempotent-Replayed': 'true' } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/orders/:order_id',
+      operationId: 'getOrder',
+      summary: 'An order, always current (rebuilt from its event stream)',
+      tags: ['Orders'],
+      scope: 'orders:read',
+      request: { params: OrderIdParams },
+      responses: { 200: { description: 'The order.', data: OrderSchema } },
+      errors: [404],
+      handler: async ({ principal, requestId, params }) => ({
+        data: toPublicOrder(await deps.orders.get(partnerContext(principal, requestId), params.order_id)),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/orders/:order_id/cancel',
+      operationId: 'cancelOrder',
+      summary: 'Cancel an order while it is placed or confirmed',
+      description: 'Answers 200 with the cancelled order. Any other status, or a repeat, gives 409 order_not_cancellable.',
+      tags: ['Orders'],
+      scope: 'orders:write',
+      request: { params: OrderIdParams, body: CancelOrderBody, bodyOptional: true },
+      responses: { 200: { description: 'The cancelled order.', data: OrderSchema } },
+      errors: [404, 409],
+      handler: async ({ principal, requestId, params, body }) => {
+        const result = await deps.orders.cancel(partnerContext(principal, requestId), params.order_id, body?.reason ?? null);
+        return { data: toPublicOrder(result.order) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/orders/:order_id/payment',
+      operationId: 'createPaymentLink',
+      summary: 'A fresh payment link for an unpaid card order',
+      description: 'Each call returns a new link (valid 30 minutes). Cash or already-paid orders: 409 payment_not_required.',
+      tags: ['Orders'],
+      scope: 'orders:write',
+      request: { params: OrderIdParams, body: z.object({}).strict(), bodyOptional: true },
+      responses: { 201: { description: 'A new payment link.', data: PaymentLinkSchema } },
+      errors: [404, 409],
+      handler: async ({ principal, requestId, params }) => {
+        const { order, link } = await deps.orders.paymentLink(partnerContext(principal, requestId), params.order_id);
+        return {
+          status: 201,
+          data: {
+            object: 'payment_link' as const,
+            id: link.id,
+            order_id: order.order_id,
+            url: link.url,
+            amount: toMajor(order.pricing.total, order.currency),
+            currency: order.currency,
+            expires_at: link.expires_at,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/sandbox/orders/:order_id/advance',
+      operationId: 'advanceSandboxOrder',
+      summary: 'Move a sandbox order to the next status of its path',
+      description:
+        'Sandbox keys only (a live key gets 403 sandbox_only). Delivery path: placed → confirmed → preparing → ready → out_for_delivery → delivered; pickup: … → ready → completed. 409 at the end of the path, from cancelled, or for an unpaid card order (payment_pending).',
+      tags: ['Sandbox'],
+      scope: 'sandbox:write',
+      request: { params: OrderIdParams, body: z.object({}).strict(), bodyOptional: true },
+      responses: { 200: { description: 'The advanced order.', data: OrderSchema } },
+      errors: [404, 409],
+      handler: async ({ principal, requestId, params }) => {
+        const result = await deps.orders.sandboxAdvance(partnerContext(principal, requestId), params.order_id);
+        return { data: toPublicOrder(result.order) };
+      },
+    }),
+  ];
+}

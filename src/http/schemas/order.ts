@@ -1,0 +1,132 @@
+import { isValidPhoneNumber, parsePhoneNumberWithError } from 'libphonenumber-js';
+import { z } from '../openapi/zod.js';
+import { Environment, IsoTimestamp } from './common.js';
+import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
+
+/** Free text that is echoed back: printable, no control characters (no header or log injection). */
+const Text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[^\p{Cc}\p{Cf}]*$/u, 'must not contain control characters');
+const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'must be an id (A-Z a-z 0-9 _ -)');
+
+export const Location = z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) }).strict().openapi('Location');
+
+export const Phone = z
+  .string()
+  .max(32)
+  .refine((v) => v.startsWith('+') && isValidPhoneNumber(v), 'must be a valid phone number in international format, e.g. +96550000000')
+  .transform((v) => parsePhoneNumberWithError(v).number as string)
+  .openapi({ example: '+96550001234', description: 'International format (E.164 after normalisation).' });
+
+export const PlaceOrderBody = z
+  .object({
+    store_id: Id,
+    fulfilment: z.enum(['delivery', 'pickup']),
+    items: z
+      .array(
+        z
+          .object({
+            item_id: Id,
+            quantity: z.int().min(1).max(99),
+            modifier_ids: z.array(Id).max(50).optional().openapi({ description: 'Option ids from the item\'s modifier_groups[].options[].id.' }),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(50),
+    customer: z.object({ name: Text(100), phone: Phone }).strict(),
+    delivery_address: z
+      .object({
+        line1: Text(200),
+        floor: Text(20).optional(),
+        apartment: Text(20).optional(),
+        area: Text(100),
+        location: Location,
+      })
+      .strict()
+      .optional()
+      .openapi({ description: 'Required for delivery; ignored for pickup.' }),
+    payment_method: z.enum(['cash', 'card']),
+    reference: Text(100).optional().openapi({ description: "The partner's own reference, echoed back and filterable in GET /orders." }),
+    tip: z.number().min(0).max(1_000_000).optional().openapi({ description: "Tip in the store's currency (e.g. 0.5 KWD), at most the currency's decimals." }),
+    promo_code: z.string().trim().min(1).max(32).optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.fulfilment === 'delivery' && !body.delivery_address) {
+      ctx.addIssue({ code: 'custom', path: ['delivery_address'], message: 'is required for delivery orders' });
+    }
+  })
+  .openapi('PlaceOrderRequest');
+
+export const IdempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string({ error: 'the Idempotency-Key header is required' })
+    .min(8, 'must be 8 to 64 characters')
+    .max(64, 'must be 8 to 64 characters')
+    .regex(/^[\x21-\x7E]+$/, 'must be visible ASCII characters')
+    .openapi({ description: 'Unique per order you intend to create; reuse it when retrying.' }),
+});
+
+export const CancelOrderBody = z.object({ reason: Text(200).optional() }).strict().openapi('CancelOrderRequest');
+
+export const OrderSchema = z
+  .object({
+    id: z.string().openapi({ example: 'sbx_3kTq…' }),
+    object: z.literal('order'),
+    environment: Environment,
+    reference: z.string().nullable(),
+    order_number: z.string().openapi({ example: 'K7P-4QX' }),
+    status: z.enum(ORDER_STATUSES),
+    fulfilment: z.enum(['delivery', 'pickup']),
+    store: z.object({ id: z.string(), name: z.string() }),
+    pricing: z.object({
+      subtotal: z.number(),
+      delivery_fee: z.number(),
+      tip: z.number(),
+      discount: z.number(),
+      total: z.number(),
+      currency: z.string(),
+    }),
+    payment: z.object({
+      method: z.enum(['cash', 'card']),
+      status: z.enum(PAYMENT_STATUSES),
+      refunded_amount: z.number(),
+    }),
+    lines: z.array(
+      z.object({
+        item_id: z.string(),
+        name: z.string(),
+        quantity: z.int(),
+        unit_price: z.number(),
+        options: z.array(z.object({ id: z.string(), group_id: z.string(), name: z.string(), price: z.number() })),
+        line_total: z.number(),
+      }),
+    ),
+    customer: z.object({ name: z.string(), phone: z.string() }),
+    delivery_address: z.record(z.string(), z.unknown()).nullable(),
+    promo_code: z.string().nullable(),
+    offer_id: z.string().nullable(),
+    cancellation: z.object({ by: z.string(), reason: z.string().nullable() }).nullable(),
+    created_at: IsoTimestamp,
+    updated_at: IsoTimestamp,
+  })
+  .openapi('Order');
+
+export const OrderIdParams = z.object({ order_id: z.string().min(1).max(80) });
+
+export const PaymentLinkSchema = z
+  .object({
+    object: z.literal('payment_link'),
+    id: z.string(),
+    order_id: z.string(),
+    url: z.string(),
+    amount: z.number(),
+    currency: z.string(),
+    expires_at: IsoTimestamp,
+  })
+  .openapi('PaymentLink');

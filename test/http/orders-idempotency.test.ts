@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { newKey, orderBody } from '../support/orders.js';
+import { IdempotencyKeys, idempotencyStream, requestHash } from '../../src/application/orders/idempotency.js';
+
+let t: TestService;
+let p: TestPartner;
+
+beforeAll(async () => {
+  t = await startTestService();
+  p = await t.partner();
+});
+afterAll(() => t.close());
+
+const post = (key: string, body: Record<string, unknown>, apiKey = p.sandbox) =>
+  t.http.post('/v1/orders').set(bearer(apiKey)).set('Idempotency-Key', key).send(body);
+
+describe('POST /v1/orders: idempotency', () => {
+  it('when the same key and body are sent again, then 200 with the same order and Idempotent-Replayed: true', async () => {
+    const key = newKey();
+    const first = await post(key, orderBody());
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    // Same JSON with keys in another order is the same body.
+    const reordered = Object.fromEntries(Object.entries(orderBody()).reverse());
+    const again = await post(key, reordered);
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.data.id).toBe(first.body.data.id);
+  });
+
+  it('when a replay comes after the order moved on, then it answers with the order as it is now', async () => {
+    const key = newKey();
+    const first = await post(key, orderBody());
+    await t.http.post(`/v1/orders/${first.body.data.id}/cancel`).set(bearer(p.sandbox)).send({});
+    const again = await post(key, orderBody());
+    expect(again.status).toBe(200);
+    expect(again.body.data.status).toBe('cancelled');
+  });
+
+  it('when the same key comes with a different body, then 409 idempotency_conflict and nothing is written', async () => {
+    const key = newKey();
+    await post(key, orderBody());
+    const before = await t.stores.events.headPosition();
+    const res = await post(key, orderBody({ reference: 'another' }));
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('idempotency_conflict');
+    expect(await t.stores.events.headPosition()).toBe(before);
+  });
+
+  it('when the same key is used by the other environment or another partner, then they do not collide', async () => {
+    const key = newKey();
+    const sandbox = await post(key, orderBody());
+    const live = await post(key, orderBody(), p.live);
+    const other = await t.partner();
+    const theirs = await post(key, orderBody(), other.sandbox);
+    expect([sandbox.status, live.status, theirs.status]).toEqual([201, 201, 201]);
+    expect(new Set([sandbox.body.data.id, live.body.data.id, theirs.body.data.id]).size).toBe(3);
+  });
+
+  it('when twenty requests with one key arrive at once, then exactly one order exists and all of them answer with it', async () => {
+    const key = newKey();
+    const results = await Promise.all(Array.from({ length: 20 }, () => post(key, orderBody())));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.every((s) => s === 201 || s === 200)).toBe(true);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
+    const orders = await t.stores.events.listStreams({ prefix: `order-${results[0]!.body.data.id}` });
+    expect(orders).toHaveLength(1);
+  });
+
+  it('when a request crashed after claiming its key, then the retry with the same key completes the order', async () => {
+    const key = newKey();
+    const body = orderBody();
+    // The crashed request got as far as the claim: the key names an order that was never written.
+    const claim = await new IdempotencyKeys(t.stores.events).claim(
+      idempotencyStream('sandbox', p.id, key),
+      { request_hash: requestHash(body), order_id: 'sbx_crashedclaim0000000001' },
+      { partner_id: p.id, environment: 'sandbox', at: t.clock.now().toISOString() },
+    );
+    expect(claim.won).toBe(true);
+    const retry = await post(key, body);
+    expect(retry.status).toBe(201);
+    expect(retry.body.data.id).toBe('sbx_crashedclaim0000000001');
+    const replay = await post(key, body);
+    expect(replay.status).toBe(200);
+    expect(replay.body.data.id).toBe('sbx_crashedclaim0000000001');
+  });
+});

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { ADDRESS, newKey, orderBody, placeOrder, REEM } from '../support/orders.js';
+
+let t: TestService;
+let p: TestPartner;
+
+beforeAll(async () => {
+  t = await startTestService();
+  p = await t.partner();
+});
+afterAll(() => t.close());
+
+const post = (body: Record<string, unknown>, key = newKey()) => t.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', key).send(body);
+
+describe('POST /v1/orders: placing', () => {
+  it('when a sandbox key places a delivery order, then 201 with a placed sbx_ order priced by the service', async () => {
+    const res = await post(orderBody({ tip: 0.5 }));
+    expect(res.status).toBe(201);
+    const o = res.body.data;
+    expect(o.id).toMatch(/^sbx_/);
+    expect(o).toMatchObject({ object: 'order', environment: 'sandbox', status: 'placed', fulfilment: 'delivery', reference: 'partner-ref-1' });
+    expect(o.store).toEqual({ id: REEM.store_id, name: 'Shawarma Al Reem' });
+    expect(o.order_number).toMatch(/^[2-9A-Z]{3}-[2-9A-Z]{3}$/);
+    // (0.700 + 0.300 large + 0.100 toum) x 2 + 0.700 hummus = 2.900 KWD; 20% store offer (cap 1.5) = 0.580.
+    expect(o.pricing).toEqual({ subtotal: 2.9, delivery_fee: 0, tip: 0.5, discount: 0.58, total: 2.82, currency: 'KWD' });
+    expect(o.payment).toEqual({ method: 'cash', status: 'pending', refunded_amount: 0 });
+    expect(o.lines[0]).toMatchObject({ item_id: 'chicken-shawarma-wrap', quantity: 2, unit_price: 0.7, line_total: 2.2 });
+    expect(o.updated_at).toBe(t.clock.now().toISOString());
+  });
+
+  it('when a live key places an order, then its id starts ord_ and the environment is live', async () => {
+    const res = await placeOrder(t.http, p.live);
+    expect(res.status).toBe(201);
+    expect(res.body.data.id).toMatch(/^ord_/);
+    expect(res.body.data.environment).toBe('live');
+  });
+
+  it('when a promo code is given, then its discount replaces the automatic offer', async () => {
+    const res = await post(orderBody({ promo_code: 'reem5' }));
+    expect(res.status).toBe(201);
+    expect(res.body.data.promo_code).toBe('REEM5');
+    expect(res.body.data.offer_id).toBe('off-reem5');
+  });
+
+  it.each([
+    ['expired', 'RAMADAN2020'],
+    ['not_yet_valid', 'FUTURE2099'],
+    ['unknown_code', 'NOPE123'],
+    ['wrong_store', 'DUBAI15'],
+  ])('when the promo code is %s, then 422 invalid_promo_code with that reason', async (reason, code) => {
+    const res = await post(orderBody({ promo_code: code }));
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_promo_code', param: 'promo_code' });
+    // DUBAI15 is a platform code in AED: not eligible for a KWD store.
+    expect([reason, 'not_eligible']).toContain(res.body.error.reason);
+  });
+
+  it('when the order is for pickup, then there is no delivery fee and no address is needed', async () => {
+    const body = orderBody({ fulfilment: 'pickup' });
+    delete body.delivery_address;
+    const res = await post(body);
+    expect(res.status).toBe(201);
+    expect(res.body.data.pricing.delivery_fee).toBe(0);
+    expect(res.body.data.delivery_address).toBeNull();
+  });
+
+  it('when an AED store is ordered from, then amounts have 2 decimals', async () => {
+    const res = await post(
+      orderBody({
+        store_id: 'dxb-shawarma-station',
+        items: [{ item_id: 'chicken-shawarma-wrap', quantity: 3, modifier_ids: ['size-regular'] }, { item_id: 'beef-shawarma-wrap', quantity: 1, modifier_ids: ['size-regular'] }],
+        delivery_address: { ...ADDRESS, location: { lat: 25.0821, lng: 55.1465 } },
+      }),
+    );
+    expect(res.status).toBe(201);
+    expect(res.body.data.pricing.currency).toBe('AED');
+    expect(res.body.data.pricing.subtotal).toBe(34.5);
+    const { subtotal, delivery_fee, tip, discount, total } = res.body.data.pricing;
+    expect(Math.round((subtotal + delivery_fee + tip - discount) * 100)).toBe(Math.round(total * 100));
+  });
+});
+
+describe('POST /v1/orders: business errors', () => {
+  it('when an item is sold out, then 422 item_unavailable naming the line', async () => {
+    const res = await post(orderBody({ items: [{ item_id: 'hummus', quantity: 3 }, { item_id: 'fresh-lemon-mint', quantity: 1 }] }));
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'item_unavailable', param: 'items[1].item_id' });
+  });
+
+  it('when the store is closed whatever the time, then 422 store_closed', async () => {
+    const res = await post(orderBody({ store_id: 'kw-boom-seafood', items: [{ item_id: 'x', quantity: 1 }] }));
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('store_closed');
+  });
+
+  it('when the address is outside the zone, then 422 out_of_zone', async () => {
+    const res = await post(orderBody({ delivery_address: { ...ADDRESS, location: REEM.far } }));
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('out_of_zone');
+  });
+
+  it('when the subtotal is under the store minimum, then 422 below_minimum_order', async () => {
+    const res = await post(orderBody({ items: [{ item_id: 'laban', quantity: 1 }] }));
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('below_minimum_order');
+  });
+
+  it('when the store or item is unknown, then 404 with its code', async () => {
+    const store = await post(orderBody({ store_id: 'no-such-store' }));
+    expect(store.status).toBe(404);
+    expect(store.body.error.code).toBe('store_not_found');
+    const item = await post(orderBody({ items: [{ item_id: 'no-such-item', quantity: 1 }] }));
+    expect(item.status).toBe(404);
+    expect(item.body.error).toMatchObject({ code: 'item_not_found', param: 'items[0].item_id' });
+  });
+});
+
+describe('POST /v1/orders: validation', () => {
+  const wrap = (modifier_ids: string[]) => ({ items: [{ item_id: 'chicken-shawarma-wrap', quantity: 3, modifier_ids }] });
+  it.each([
+    ['no lines', { items: [] }, 'items'],
+    ['51 lines', { items: Array.from({ length: 51 }, () => ({ item_id: 'hummus', quantity: 1 })) }, 'items'],
+    ['quantity 0', { items: [{ item_id: 'hummus', quantity: 0 }] }, 'items[0].quantity'],
+    ['quantity 100', { items: [{ item_id: 'hummus', quantity: 100 }] }, 'items[0].quantity'],
+    ['a fractional quantity', { items: [{ item_id: 'hummus', quantity: 1.5 }] }, 'items[0].quantity'],
+    ['an option of another item', wrap(['size-large', 'rice-white']), 'items[0].modifier_ids[1]'],
+    ['the same option twice', wrap(['size-large', 'extra-toum', 'extra-toum']), 'items[0].modifier_ids[2]'],
+    ['a required group left out', wrap(['extra-toum']), 'items[0].modifier_ids'],
+    ['two options of a max-1 group', wrap(['size-large', 'size-jumbo']), 'items[0].modifier_ids'],
+    ['an invalid phone', { customer: { name: 'A', phone: '12345' } }, 'customer.phone'],
+    ['a phone without +', { customer: { name: 'A', phone: '96550001234' } }, 'customer.phone'],
+    ['an empty customer name', { customer: { name: ' ', phone: '+96550001234' } }, 'customer.name'],
+    ['delivery without an address', { delivery_address: undefined }, 'delivery_address'],
+    ['an address without location', { delivery_address: { line1: 'x', area: 'y' } }, 'delivery_address.location'],
+    ['an unknown fulfilment', { fulfilment: 'drone' }, 'fulfilment'],
+    ['an unknown payment method', { payment_method: 'bitcoin' }, 'payment_method'],
+    ['a reference over 100 characters', { reference: 'r'.repeat(101) }, 'reference'],
+    ['a reference with a newline', { reference: 'abc\r\nX-Injected: 1' }, 'reference'],
+    ['a negative tip', { tip: -1 }, 'tip'],
+    ['a tip with 4 decimals in KWD', { tip: 0.0001 }, 'tip'],
+    ['an unknown field', { total: 1 }, 'total'],
+    ['a string store id', { store_id: 42 }, 'store_id'],
+  ])('when the body has %s, then 400 validation_error naming %s', async (_label, over, param) => {
+    const res = await post(orderBody(over as Record<string, unknown>));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.param).toBe(param);
+  });
+
+  it('when the Idempotency-Key is missing, too short or too long, then 400 validation_error', async () => {
+    const missing = await t.http.post('/v1/orders').set(bearer(p.sandbox)).send(orderBody());
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: 'validation_error', param: 'Idempotency-Key' });
+    for (const key of ['short', 'k'.repeat(65)]) {
+      const res = await post(orderBody(), key);
+      expect(res.status).toBe(400);
+      expect(res.body.error.param).toBe('Idempotency-Key');
+    }
+  });
+
+  it('when the body is refused, then nothing is written to the event store', async () => {
+    const before = await t.stores.events.headPosition();
+    await post(orderBody({ items: [] }));
+    await post(orderBody({ store_id: 'kw-boom-seafood' }));
+    await post(orderBody({ items: [{ item_id: 'fresh-lemon-mint', quantity: 1 }] }));
+    expect(await t.stores.events.headPosition()).toBe(before);
+  });
+});
