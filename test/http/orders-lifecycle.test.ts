@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+let t: TestService;
+let p: TestPartner;
+
+beforeAll(async () => {
+  t = await startTestService({ env: { ADMIN_TOKEN } });
+  // Manual acceptance, so live flows move only when the test says so.
+  await t.service.services.catalog.import(demoCatalogWith({ [REEM.store_id]: { auto_accept: false } }));
+  p = await t.partner();
+});
+afterAll(() => t.close());
+
+async function place(key: string, over: Record<string, unknown> = {}): Promise<string> {
+  const res = await t.http.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', newKey()).send(orderBody(over));
+  expect(res.status).toBe(201);
+  return res.body.data.id as string;
+}
+const pickup = () => {
+  const body = orderBody({ fulfilment: 'pickup' });
+  delete body.delivery_address;
+  return body;
+};
+const advance = (id: string, key = p.sandbox) => t.http.post(`/v1/sandbox/orders/${id}/advance`).set(bearer(key)).send({});
+const ops = (id: string, action: string, body: Record<string, unknown> = {}) =>
+  t.http.post(`/internal/orders/${id}/${action}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send(body);
+const cancel = (id: string, key = p.sandbox) => t.http.post(`/v1/orders/${id}/cancel`).set(bearer(key)).send({ reason: 'customer changed their mind' });
+const get = (id: string, key = p.sandbox) => t.http.get(`/v1/orders/${id}`).set(bearer(key));
+
+describe('cancel', () => {
+  it('when the order is placed or confirmed, then cancel answers 200 with the cancelled order; a repeat is 409', async () => {
+    const placed = await place(p.sandbox);
+    const res = await cancel(placed);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ status: 'cancelled', cancellation: { by: 'partner', reason: 'customer changed their mind' } });
+    const again = await cancel(placed);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('order_not_cancellable');
+
+    const confirmed = await place(p.sandbox);
+    await advance(confirmed);
+    expect((await t.http.post(`/v1/orders/${confirmed}/cancel`).set(bearer(p.sandbox))).status).toBe(200);
+  });
+
+  it.each([
+    ['preparing', 2],
+    ['ready', 3],
+    ['out_for_delivery', 4],
+    ['delivered', 5],
+  ])('when the order is %s, then cancel is 409 order_not_cancellable and nothing changes', async (status, steps) => {
+    const id = await place(p.sandbox);
+    for (let i = 0; i < steps; i++) expect((await advance(id)).status).toBe(200);
+    const res = await cancel(id);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('order_not_cancellable');
+    expect((await get(id)).body.data.status).toBe(status);
+  });
+
+  it('when ten cancels race on one order, then exactly one wins', async () => {
+    const id = await place(p.sandbox);
+    const results = await Promise.all(Array.from({ length: 10 }, () => cancel(id)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(9);
+  });
+});
+
+describe('sandbox advance', () => {
+  it('when advanced along the delivery path, then it walks to delivered and then refuses with 409', async () => {
+    const id = await place(p.sandbox);
+    const seen: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await advance(id);
+      expect(res.status).toBe(200);
+      seen.push(res.body.data.status);
+    }
+    expect(seen).toEqual(['confirmed', 'preparing', 'ready', 'out_for_delivery', 'delivered']);
+    const order = (await get(id)).body.data;
+    expect(order.payment.status).toBe('paid');
+    const end = await advance(id);
+    expect(end.status).toBe(409);
+    expect(end.body.error.code).toBe('invalid_transition');
+  });
+
+  it('when advanced along the pickup path, then it ends at completed', async () => {
+    const res = await t.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', newKey()).send(pickup());
+    const id = res.body.data.id;
+    const seen: string[] = [];
+    for (let i = 0; i < 4; i++) seen.push((await advance(id)).body.data.status);
+    expect(seen).toEqual(['confirmed', 'preparing', 'ready', 'completed']);
+    expect((await advance(id)).status).toBe(409);
+  });
+
+  it('when the order is cancelled, then advance is 409', async () => {
+    const id = await place(p.sandbox);
+    await cancel(id);
+    expect((await advance(id)).status).toBe(409);
+  });
+
+  it('when a live key advances its own live order, then 403 sandbox_only', async () => {
+    const id = await place(p.live);
+    const res = await advance(id, p.live);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('sandbox_only');
+  });
+
+  it('when an unpaid card order is advanced, then 409 payment_pending', async () => {
+    const id = await place(p.sandbox, { payment_method: 'card' });
+    const res = await advance(id);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('payment_pending');
+  });
+});
+
+describe('card payments through the built-in checkout', () => {
+  it('when a card order asks for payment, then each call returns a fresh link, and paying it marks the order paid', async () => {
+    const id = await place(p.sandbox, { payment_method: 'card' });
+    const a = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox)).send({});
+    const b = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox));
+    expect(a.status).toBe(201);
+    expect(a.body.data).toMatchObject({ object: 'payment_link', order_id: id, currency: 'KWD' });
+    expect(a.body.data.url).not.toBe(b.body.data.url);
+    const path = new URL(a.body.data.url).pathname;
+    const page = await t.http.get(path);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('KWD');
+    const paid = await t.http.post(`${path}/pay`);
+    expect(paid.status).toBe(200);
+    expect((await get(id)).body.data.payment.status).toBe('paid');
+    expect((await t.http.post(`${path}/pay`)).text).toContain('already used');
+    const again = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox));
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('payment_not_required');
+    expect((await advance(id)).body.data.status).toBe('confirmed');
+  });
+
+  it('when the payer declines, then payment is failed and a new link can still pay', async () => {
+    const id = await place(p.sandbox, { payment_method: 'card' });
+    const first = new URL((await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox))).body.data.url).pathname;
+    await t.http.post(`${first}/fail`);
+    expect((await get(id)).body.data.payment.status).toBe('failed');
+    const second = new URL((await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox))).body.data.url).pathname;
+    await t.http.post(`${second}/pay`);
+    expect((await get(id)).body.data.payment.status).toBe('paid');
+  });
+
+  it('when the order is cash, then payment is 409 payment_not_required; unknown links are 404', async () => {
+    const id = await place(p.sandbox);
+    const res = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox));
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('payment_not_required');
+    expect((await t.http.get('/checkout/cs_doesnotexist00000000000000')).status).toBe(404);
+  });
+});
+
+describe('live operations (/internal)', () => {
+  it('when the restaurant and rider act, then a live delivery order reaches delivered and cash becomes paid', async () => {
+    const id = await place(p.live);
+    expect((await ops(id, 'accept')).body.data.status).toBe('confirmed');
+    expect((await ops(id, 'start')).body.data.status).toBe('preparing');
+    expect((await ops(id, 'pickup')).status).toBe(409);
+    expect((await ops(id, 'ready')).body.data.status).toBe('ready');
+    const noRider = await ops(id, 'pickup');
+    expect(noRider.status).toBe(409);
+    expect(noRider.body.error.message).toContain('rider');
+    expect((await ops(id, 'assign-rider', { name: 'Ahmed', phone: '+96555512345', vehicle: 'motorbike' })).status).toBe(200);
+    expect((await ops(id, 'rider-location', { lat: 29.335, lng: 48.08 })).status).toBe(200);
+    expect((await ops(id, 'pickup')).body.data.status).toBe('out_for_delivery');
+    const delivered = await ops(id, 'deliver');
+    expect(delivered.body.data.status).toBe('delivered');
+    expect(delivered.body.data.payment.status).toBe('paid');
+  });
+
+  it('when a live pickup order is collected, then it is completed', async () => {
+    const res = await t.http.post('/v1/orders').set(bearer(p.live)).set('Idempotency-Key', newKey()).send(pickup());
+    const id = res.body.data.id;
+    for (const action of ['accept', 'start', 'ready']) expect((await ops(id, action)).status).toBe(200);
+    expect((await ops(id, 'deliver')).status).toBe(409);
+    expect((await ops(id, 'collect')).body.data.status).toBe('completed');
+  });
+
+  it('when support refunds part and then the rest, then the order goes partially_refunded then refunded', async () => {
+    const id = await place(p.live);
+    for (const action of ['accept', 'start', 'ready']) await ops(id, action);
+    await ops(id, 'assign-rider', { name: 'Ahmed', phone: '+96555512345', vehicle: 'car' });
+    await ops(id, 'pickup');
+    await ops(id, 'deliver');
+    const partial = await ops(id, 'refund', { amount: 1 });
+    expect(partial.status).toBe(200);
+    expect(partial.body.data).toMatchObject({ status: 'partially_refunded', payment: { status: 'partially_refunded', refunded_amount: 1 } });
+    const tooMuch = await ops(id, 'refund', { amount: 100 });
+    expect(tooMuch.status).toBe(422);
+    expect(tooMuch.body.error.code).toBe('invalid_refund');
+    const rest = await ops(id, 'refund');
+    expect(rest.body.data.status).toBe('refunded');
+    expect(rest.body.data.payment.refunded_amount).toBe(rest.body.data.pricing.total);
+  });
+
+  it('when the restaurant cancels a preparing order, then it is cancelled (the partner could not)', async () => {
+    const id = await place(p.live);
+    await ops(id, 'accept');
+    await ops(id, 'start');
+    const res = await ops(id, 'cancel', { reason: 'out of chicken' });
+    expect(res.body.data).toMatchObject({ status: 'cancelled', cancellation: { by: 'restaurant', reason: 'out of chicken' } });
+  });
+
+  it('when the admin token is missing or wrong, then 401; an unknown action is 400', async () => {
+    const id = await place(p.live);
+    expect((await t.http.post(`/internal/orders/${id}/accept`)).status).toBe(401);
+    expect((await t.http.post(`/internal/orders/${id}/accept`).set(bearer(p.live))).status).toBe(401);
+    expect((await ops(id, 'teleport')).status).toBe(400);
+    expect((await ops('ord_missing', 'accept')).status).toBe(404);
+  });
+});
+
+describe('auto-accept', () => {
+  it('when a store auto-accepts, then a live cash order is placed and then confirmed by itself', async () => {
+    const id = await place(p.live, { store_id: 'kw-mutawa-pharmacy', items: [{ item_id: 'panadol-extra-24', quantity: 1 }], delivery_address: undefined, fulfilment: 'pickup' });
+    let status = 'placed';
+    const started = Date.now();
+    while (status === 'placed' && Date.now() - started < 5000) {
+      status = (await get(id, p.live)).body.data.status;
+      if (status === 'placed') await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(status).toBe('confirmed');
+  });
+});
+
+describe('isolation', () => {
+  it("when another partner or the other environment uses an order's id, then every endpoint answers 404", async () => {
+    const mine = await place(p.sandbox);
+    const mineLive = await place(p.live);
+    const other = await t.partner();
+    const attempts = [
+      [mine, other.sandbox],
+      [mine, p.live],
+      [mineLive, p.sandbox],
+      [mineLive, other.live],
+    ] as const;
+    for (const [id, key] of attempts) {
+      for (const res of [
+        await get(id, key),
+        await cancel(id, key),
+        await t.http.post(`/v1/orders/${id}/payment`).set(bearer(key)),
+        await advance(id, key),
+      ]) {
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('order_not_found');
+        expect(JSON.stringify(res.body)).not.toContain('Fatima');
+      }
+    }
+    expect((await get(mine)).body.data.status).toBe('placed');
+  });
+});
