@@ -34,7 +34,7 @@ interface StoreDoc {
 }
 
 const INSERT_BATCH = 200;
-const GRACE_MS = 10 * 60_000;
+const DEFAULT_GRACE_MS = 10 * 60_000;
 const LOAD_ATTEMPTS = 3;
 
 export class MongoCatalogStore implements CatalogStore {
@@ -42,7 +42,11 @@ export class MongoCatalogStore implements CatalogStore {
   private readonly heads: Collection<HeadDoc>;
   private readonly stores: Collection<StoreDoc>;
 
-  constructor(db: Db) {
+  private readonly graceMs: number;
+
+  /** graceMs: how long a superseded snapshot is kept for readers still on it. */
+  constructor(db: Db, options: { graceMs?: number } = {}) {
+    this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.pointer = db.collection<PointerDoc>('catalog_pointer');
     this.heads = db.collection<HeadDoc>('catalog_snapshots');
     this.stores = db.collection<StoreDoc>('catalog_snapshot_stores');
@@ -104,8 +108,8 @@ export class MongoCatalogStore implements CatalogStore {
 
   /** Keeps the current and previous snapshots, and anything younger than the grace period (a save in flight). */
   private async removeSuperseded(keep: string[], now: Date): Promise<void> {
-    const before = new Date(now.getTime() - GRACE_MS);
-    await this.stores.deleteMany({ snapshot_id: { $nin: keep }, saved_at: { $lt: before } });
-    await this.heads.deleteMany({ _id: { $nin: keep }, saved_at: { $lt: before } });
+    const before = new Date(now.getTime() - this.graceMs);
+    await this.stores.deleteMany({ snapshot_id: { $nin: keep }, saved_at: { $lte: before } });
+    await this.heads.deleteMany({ _id: { $nin: keep }, saved_at: { $lte: before } });
   }
 }

@@ -89,46 +89,55 @@ export const DeliveryZoneSchema = z.discriminatedUnion('type', [
 ]);
 export type DeliveryZone = z.infer<typeof DeliveryZoneSchema>;
 
-const FeeRuleSchema = z.strictObject({ up_to_m: z.int().min(1).max(200_000), fee: Minor });
-
-export const StoreSchema = z
-  .strictObject({
-    id: Id,
-    name: Name,
-    name_ar: Name.nullable(),
-    vertical: z.enum(VERTICALS),
-    description: Text,
-    description_ar: Text.nullable(),
-    image_url: ImageUrl,
-    location: PointSchema,
-    address: z.strictObject({ line1: Name, area: Name, city: Name, country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166 alpha-2 code') }),
-    time_zone: z.string().refine(isValidTimeZone, 'unknown IANA time zone'),
-    opening_hours: z.array(SpanSchema).max(50),
-    closures: z.array(z.strictObject({ date: IsoDate, reason: z.string().max(200) })).max(400),
-    snoozed_until: IsoInstant.nullable(),
-    busy: z.boolean(),
-    accepting_orders: z.boolean(),
-    auto_accept: z.boolean(),
-    delivery_zone: DeliveryZoneSchema,
-    delivery_fee_rules: z.array(FeeRuleSchema).min(1).max(20),
-    minimum_order: Minor,
-    currency: z.enum(CURRENCIES),
-    prep_time_min: z.int().min(1).max(240),
-    category_ids: z.array(Id).max(20),
-    menu: z.strictObject({ categories: z.array(MenuCategorySchema).max(100) }),
-  })
-  .superRefine((store, ctx) => {
-    store.delivery_fee_rules.forEach((rule, i) => {
-      const prev = store.delivery_fee_rules[i - 1];
-      if (prev && rule.up_to_m <= prev.up_to_m) {
-        ctx.addIssue({ code: 'custom', path: ['delivery_fee_rules', i, 'up_to_m'], message: 'up_to_m must increase from rule to rule' });
-      }
+const FeeRulesSchema = z
+  .array(z.strictObject({ up_to_m: z.int().min(1).max(200_000), fee: Minor }))
+  .min(1)
+  .max(20)
+  .superRefine((rules, ctx) => {
+    rules.forEach((rule, i) => {
+      const prev = rules[i - 1];
+      if (prev && rule.up_to_m <= prev.up_to_m) ctx.addIssue({ code: 'custom', path: [i, 'up_to_m'], message: 'up_to_m must increase from rule to rule' });
     });
-    reportDuplicates(store.menu.categories.map((c) => c.id), ['menu', 'categories'], 'id', ctx);
-    const items = store.menu.categories.flatMap((c, ci) => c.items.map((it, ii) => ({ id: it.id, path: ['menu', 'categories', ci, 'items', ii, 'id'] })));
-    reportDuplicatePaths(items, ctx, 'item id repeated within the store');
-    reportDuplicates(store.closures.map((c) => c.date), ['closures'], 'date', ctx);
   });
+
+const ClosuresSchema = z
+  .array(z.strictObject({ date: IsoDate, reason: z.string().max(200) }))
+  .max(400)
+  .superRefine((closures, ctx) => reportDuplicates(closures.map((c) => c.date), [], 'date', ctx));
+
+const MenuSchema = z.strictObject({ categories: z.array(MenuCategorySchema).max(100) }).superRefine((menu, ctx) => {
+  reportDuplicates(menu.categories.map((c) => c.id), ['categories'], 'id', ctx);
+  const items = menu.categories.flatMap((c, ci) => c.items.map((it, ii) => ({ id: it.id, path: ['categories', ci, 'items', ii, 'id'] })));
+  reportDuplicatePaths(items, ctx, 'item id repeated within the store');
+});
+
+// Checks across fields sit on the smallest enclosing schema: zod skips a refinement when
+// anything inside it failed, so this way one bad field elsewhere does not hide them.
+export const StoreSchema = z.strictObject({
+  id: Id,
+  name: Name,
+  name_ar: Name.nullable(),
+  vertical: z.enum(VERTICALS),
+  description: Text,
+  description_ar: Text.nullable(),
+  image_url: ImageUrl,
+  location: PointSchema,
+  address: z.strictObject({ line1: Name, area: Name, city: Name, country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166 alpha-2 code') }),
+  time_zone: z.string().refine(isValidTimeZone, 'unknown IANA time zone'),
+  opening_hours: z.array(SpanSchema).max(50),
+  closures: ClosuresSchema,
+  snoozed_until: IsoInstant.nullable(),
+  busy: z.boolean(),
+  accepting_orders: z.boolean(),
+  auto_accept: z.boolean(),
+  delivery_zone: DeliveryZoneSchema,
+  delivery_fee_rules: FeeRulesSchema,
+  minimum_order: Minor,
+  currency: z.enum(CURRENCIES),
+  prep_time_min: z.int().min(1).max(240),
+  category_ids: z.array(Id).max(20),
+  menu: MenuSchema,
+});
 
 export const CategorySchema = z.strictObject({ id: Id, name: Name, name_ar: Name.nullable(), image_url: ImageUrl });
 

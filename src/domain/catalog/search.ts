@@ -6,7 +6,7 @@
 import { distanceMetres, inDeliveryZone } from './geo.js';
 import type { Item, Point, Store, Vertical } from './model.js';
 import { storeStatus, type StoreStatus, type StoreStatusValue } from './status.js';
-import { bestRank, normalise } from './text.js';
+import { bestRank, matchForms } from './text.js';
 
 export interface IndexedItem {
   item: Item;
@@ -26,7 +26,7 @@ export function indexStore(store: Store): IndexedStore {
 }
 
 function nameKeys(x: { name: string; name_ar: string | null }): string[] {
-  return x.name_ar === null ? [normalise(x.name)] : [normalise(x.name), normalise(x.name_ar)];
+  return x.name_ar === null ? matchForms(x.name) : [...matchForms(x.name), ...matchForms(x.name_ar)];
 }
 
 export interface StoreHit {
@@ -63,13 +63,13 @@ interface Ranked<T> {
 }
 
 export function listStores(entries: readonly IndexedStore[], query: StoreListQuery, at: Date): Page<StoreHit> {
-  const q = query.q === undefined ? '' : normalise(query.q);
-  if (query.q !== undefined && q === '') return page([], query); // only punctuation: matches nothing
+  const q = query.q === undefined ? null : matchForms(query.q);
+  if (q !== null && q[0] === '') return page([], query); // only punctuation: matches nothing
   const ranked: Ranked<StoreHit>[] = [];
   for (const entry of entries) {
     const { store } = entry;
     if (query.vertical !== undefined && store.vertical !== query.vertical) continue;
-    const rank = q === '' ? 0 : bestRank(entry.keys, q);
+    const rank = q === null ? 0 : bestRank(entry.keys, q);
     if (rank === null) continue;
     const distance = reachDistance(store, query.point);
     if (distance === undefined) continue;
@@ -102,8 +102,8 @@ export interface SearchResult {
 
 /** Stores and items whose names match; items of sold-out state rank after available ones. */
 export function searchCatalog(entries: readonly IndexedStore[], query: SearchQuery, at: Date): SearchResult {
-  const q = normalise(query.q);
-  if (q === '') return { stores: [], items: [] };
+  const q = matchForms(query.q);
+  if (q[0] === '') return { stores: [], items: [] };
   const stores: Ranked<StoreHit>[] = [];
   const items: Ranked<ItemHit>[] = [];
   for (const entry of entries) {

@@ -25,35 +25,45 @@ export function normalise(text: string): string {
     .trim();
 }
 
+/**
+ * The forms a name or query is matched in: normalised, and also with the Arabic article ال
+ * taken off each word, so "الشاورما" finds "شاورما الريم" and "ريم" finds "الريم".
+ */
+export function matchForms(text: string): string[] {
+  const n = normalise(text);
+  const bare = n
+    .split(' ')
+    .map((w) => (w.length >= 4 && w.startsWith('ال') ? w.slice(2) : w))
+    .join(' ');
+  return bare === n ? [n] : [n, bare];
+}
+
 /** Lower is better. */
 export const RANK = { exact: 0, prefix: 1, word_prefix: 2, substring: 3, all_words: 4 } as const;
 
 /**
- * How well a normalised name matches a normalised query, or null for no match:
+ * How well a matched form of a name compares with one of the query, or null for no match:
  * exact > prefix of the name > prefix of a word > anywhere > every query word starts a word.
- * The Arabic article ال counts as part of the word it precedes ("ريم" finds "الريم").
  */
 export function matchRank(key: string, q: string): number | null {
   if (q === '') return null;
   if (key === q) return RANK.exact;
-  if (key.startsWith(q) || key.startsWith(`ال${q}`)) return RANK.prefix;
-  if (startsWord(key, q)) return RANK.word_prefix;
+  if (key.startsWith(q)) return RANK.prefix;
+  if (key.includes(` ${q}`)) return RANK.word_prefix;
   if (key.includes(q)) return RANK.substring;
   const words = q.split(' ');
-  if (words.length > 1 && words.every((w) => key.startsWith(w) || startsWord(key, w))) return RANK.all_words;
+  if (words.length > 1 && words.every((w) => key.startsWith(w) || key.includes(` ${w}`))) return RANK.all_words;
   return null;
 }
 
-function startsWord(key: string, w: string): boolean {
-  return key.includes(` ${w}`) || key.includes(` ال${w}`) || key.startsWith(`ال${w}`);
-}
-
-/** Best rank of any of the keys (e.g. English and Arabic names). */
-export function bestRank(keys: readonly string[], q: string): number | null {
+/** Best rank of any form of the name (English and Arabic) against any form of the query. */
+export function bestRank(keys: readonly string[], queries: readonly string[]): number | null {
   let best: number | null = null;
   for (const key of keys) {
-    const r = matchRank(key, q);
-    if (r !== null && (best === null || r < best)) best = r;
+    for (const q of queries) {
+      const r = matchRank(key, q);
+      if (r !== null && (best === null || r < best)) best = r;
+    }
   }
   return best;
 }
