@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { CliError } from './context.js';
 import { registerPartnerCommands } from './commands/partners.js';
 import { registerKeyCommands } from './commands/keys.js';
+import { registerOpsCommands } from './commands/ops.js';
 
 const program = new Command()
   .name('partner-ordering')
@@ -12,6 +13,7 @@ const program = new Command()
 
 registerPartnerCommands(program);
 registerKeyCommands(program);
+registerOpsCommands(program);
 
 try {
   await program.parseAsync(process.argv);

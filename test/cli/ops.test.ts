@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
+
+const CLI = 'dist/src/cli/main.js';
+let t: TestService;
+let p: TestPartner;
+
+const cli = (args: string[]) => {
+  const r = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+};
+
+beforeAll(async () => {
+  if (!fs.existsSync(CLI)) execFileSync('npm', ['run', 'build', '--silent']);
+  t = await startTestService();
+  await t.service.services.catalog.import(demoCatalogWith({ [REEM.store_id]: { auto_accept: false } }));
+  p = await t.partner();
+});
+afterAll(() => t.close());
+
+describe('CLI: ops', () => {
+  it('when an operator runs actions from the CLI, then the running service sees the order move', async () => {
+    const placed = await t.http.post('/v1/orders').set(bearer(p.live)).set('Idempotency-Key', newKey()).send(orderBody());
+    const id = placed.body.data.id as string;
+    for (const action of ['accept', 'start', 'ready']) {
+      const r = cli(['ops', id, action]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    }
+    expect(cli(['ops', id, 'assign-rider', '--name', 'Ahmed', '--phone', '+96555512345', '--vehicle', 'motorbike']).code).toBe(0);
+    expect(cli(['ops', id, 'rider-location', '--lat', '29.335', '--lng', '48.08']).code).toBe(0);
+    const picked = cli(['ops', id, 'pickup', '--json']);
+    expect(JSON.parse(picked.stdout).status).toBe('out_for_delivery');
+    const got = await t.http.get(`/v1/orders/${id}`).set(bearer(p.live));
+    expect(got.body.data.status).toBe('out_for_delivery');
+  });
+
+  it('when the machine refuses an action, then the CLI says why and exits 1', async () => {
+    const placed = await t.http.post('/v1/orders').set(bearer(p.live)).set('Idempotency-Key', newKey()).send(orderBody());
+    const r = cli(['ops', placed.body.data.id, 'deliver']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/invalid_transition: .*placed/);
+    expect(cli(['ops', placed.body.data.id, 'fly']).stderr).toContain('unknown action');
+    expect(cli(['ops', 'ord_missing', 'accept']).stderr).toContain('order_not_found');
+    expect(cli(['ops', '--help']).stdout).toContain('assign-rider');
+  });
+});
