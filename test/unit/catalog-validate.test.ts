@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CatalogIndex } from '../../src/domain/catalog/catalog-index.js';
 import { formatPath, parseCatalog, validateCatalog } from '../../src/domain/catalog/validate.js';
@@ -131,5 +132,15 @@ describe('formatPath', () => {
   it('writes arrays as [i] and fields with dots', () => {
     expect(formatPath(['stores', 3, 'menu', 'categories', 0, 'items', 2, 'price'])).toBe('stores[3].menu.categories[0].items[2].price');
     expect(formatPath([])).toBe('(root)');
+  });
+});
+
+describe('docs/catalog.md', () => {
+  it('its import file example is a valid catalog', () => {
+    const doc = readFileSync(new URL('../../docs/catalog.md', import.meta.url), 'utf8');
+    const example = /## Import file format[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(example).toBeDefined();
+    const r = validateCatalog(JSON.parse(example!));
+    expect(r.ok ? [] : r.problems).toEqual([]);
   });
 });
