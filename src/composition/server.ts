@@ -9,11 +9,15 @@ import { OrderService } from '../application/orders/order-service.js';
 import { RiderLocations } from '../application/orders/rider-locations.js';
 import { AutoAccept } from '../application/orders/auto-accept.js';
 import { BuiltinCheckout } from '../application/payments/builtin-checkout.js';
+import { ReadModels } from '../application/read-models.js';
+import { OrderQueries } from '../application/orders/order-queries.js';
+import { orderReadRoutes } from '../http/routes/order-reads.js';
 import { pingRoutes } from '../http/routes/ping.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { orderRoutes } from '../http/routes/orders.js';
 import { internalRoutes } from '../http/routes/internal.js';
 import { checkoutRoutes } from '../http/routes/checkout.js';
+import { catalogRoutes } from '../http/routes/catalog.js';
 import type { Stores } from './stores.js';
 
 export interface Services {
@@ -21,6 +25,8 @@ export interface Services {
   orders: OrderService;
   riders: RiderLocations;
   checkout: BuiltinCheckout;
+  readModels: ReadModels;
+  queries: OrderQueries;
 }
 
 export interface Service {
@@ -39,13 +45,16 @@ export async function buildServices(config: Config, stores: Stores, deps: { logg
   const checkout = new BuiltinCheckout({ events: stores.events, clock: deps.clock, baseUrl: config.publicBaseUrl });
   const orders = new OrderService({ events: stores.events, catalog, clock: deps.clock, payments: checkout });
   const riders = new RiderLocations({ events: stores.events, clock: deps.clock });
-  return { catalog, orders, riders, checkout };
+  const readModels = new ReadModels({ events: stores.events, store: stores.readModels, logger: deps.logger });
+  const queries = new OrderQueries({ readModels, clock: deps.clock });
+  return { catalog, orders, riders, checkout, readModels, queries };
 }
 
 /** Wires the application: stores -> application services -> HTTP routes and background workers. */
 export async function buildService(config: Config, stores: Stores, deps: { logger: Logger; clock: Clock }): Promise<Service> {
   let shuttingDown = false;
   const services = await buildServices(config, stores, { ...deps, pollCatalog: true });
+  await services.readModels.start();
   const autoAccept = new AutoAccept({ events: stores.events, orders: services.orders, catalog: services.catalog, logger: deps.logger });
   await autoAccept.start();
 
@@ -53,8 +62,10 @@ export async function buildService(config: Config, stores: Stores, deps: { logge
     ...healthRoutes({ readiness: stores.readiness, isShuttingDown: () => shuttingDown }),
     ...pingRoutes({ clock: deps.clock }),
     ...orderRoutes({ orders: services.orders }),
+    ...orderReadRoutes({ queries: services.queries }),
     ...checkoutRoutes({ checkout: services.checkout, orders: services.orders }),
     ...internalRoutes({ orders: services.orders, riders: services.riders }),
+    ...catalogRoutes({ catalog: services.catalog, clock: deps.clock }),
   ];
   const app = createApp({
     logger: deps.logger,
@@ -71,6 +82,7 @@ export async function buildService(config: Config, stores: Stores, deps: { logge
     stop: async () => {
       services.catalog.stop();
       await autoAccept.stop();
+      await services.readModels.stop();
     },
     markShuttingDown: () => {
       shuttingDown = true;

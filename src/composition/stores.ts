@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { PartnerStore } from '../ports/partner-store.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
 import type { EventStore } from '../ports/event-store.js';
+import type { ReadModelStore } from '../ports/read-model-store.js';
 import { openSqlite } from '../adapters/sqlite/open.js';
 import { SqlitePartnerStore } from '../adapters/sqlite/partner-store.js';
 import { SqliteCatalogStore } from '../adapters/sqlite/catalog-store.js';
@@ -14,12 +15,16 @@ import { SqliteEventStore } from '../adapters/sqlite/event-store.js';
 import { MongoPartnerStore } from '../adapters/mongodb/partner-store.js';
 import { MongoCatalogStore } from '../adapters/mongodb/catalog-store.js';
 import { EsdbEventStore } from '../adapters/eventstoredb/event-store.js';
+import { MongoReadModelStore } from '../adapters/mongodb/read-model-store.js';
+import { MemoryReadModelStore } from '../adapters/memory/read-model-store.js';
+import { PROJECTIONS } from '../../projections/index.js';
 
 /** The durable stores chosen by configuration. Shared by the server and the CLI. */
 export interface Stores {
   events: EventStore;
   partners: PartnerStore;
   catalog: CatalogStore;
+  readModels: ReadModelStore;
   /** Embedded mode's SQLite connection (service.db), or the MongoDB database. */
   sqlite?: Database.Database;
   mongo?: Db;
@@ -49,11 +54,13 @@ export async function openStores(config: Config): Promise<Stores> {
       const db = client.db(config.MONGODB_DB);
       const partners = new MongoPartnerStore(db);
       const catalog = new MongoCatalogStore(db);
-      await Promise.all([partners.init(), catalog.init()]);
+      const readModels = new MongoReadModelStore(db);
+      await Promise.all([partners.init(), catalog.init(), ...PROJECTIONS.map((p) => readModels.ensureIndexes(p.collection, p.indexes ?? []))]);
       return {
         events,
         partners,
         catalog,
+        readModels,
         mongo: db,
         rateLimiterFactory: (points) =>
           new RateLimiterMongo({ storeClient: client, dbName: db.databaseName, tableName: 'rate_limits', keyPrefix: `rl${points}`, points, duration: 60 }),
@@ -69,6 +76,7 @@ export async function openStores(config: Config): Promise<Stores> {
       events,
       partners,
       catalog: new SqliteCatalogStore(sqlite),
+      readModels: new MemoryReadModelStore(),
       sqlite,
       rateLimiterFactory: (points) => new RateLimiterMemory({ keyPrefix: `rl${points}`, points, duration: 60 }),
       readiness: readiness(events, partners),

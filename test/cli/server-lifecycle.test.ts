@@ -80,7 +80,7 @@ describe('server lifecycle', () => {
     const second = await start();
     const again = await fetch(`http://127.0.0.1:${second.port}/v1/ping`, { headers: { Authorization: `Bearer ${sandbox_key}` } });
     expect(again.status).toBe(200);
-    expect((await again.json()).data.environment).toBe('sandbox');
+    expect(((await again.json()) as { data: { environment: string } }).data.environment).toBe('sandbox');
     second.child.kill('SIGTERM');
     expect(await exited(second.child)).toBe(0);
     // The key never appears in logs.

@@ -73,3 +73,24 @@ function placedFields(data: OrderPlacedData): Omit<OrderPlacedData, 'at'> & { cr
   const { at: _at, ...placed } = data;
   return { ...placed, created_at: data.placed_at };
 }
+
+/**
+ * The state again from a stored view, without the events: read models keep only the view, and
+ * this lets them fold the next event through the same machine (resolveState is pure).
+ */
+export function stateFromView(view: OrderView): OrderState {
+  const snapshot = orderMachine.resolveState({
+    value: view.status,
+    context: {
+      fulfilment: view.fulfilment,
+      payment_method: view.payment_method,
+      payment_status: view.payment_status,
+      currency: view.currency,
+      total: view.pricing.total,
+      refunded_total: view.refunded_total,
+      rider: view.rider,
+      cancellation: view.cancellation,
+    },
+  });
+  return { snapshot, order: view };
+}

@@ -1,0 +1,40 @@
+import type { OrderView } from '../src/domain/order/state.js';
+import { nextOrderView, orderIdOf } from './order-view.js';
+import type { Projection } from './projection.js';
+
+/** What GET /v1/orders lists and filters on, plus the whole order to answer with. */
+export interface OrderListEntry {
+  id: string;
+  partner_id: string;
+  environment: 'live' | 'sandbox';
+  reference: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  order: OrderView;
+}
+
+export const ordersList: Projection<OrderListEntry> = {
+  name: 'orders-list',
+  collection: 'orders',
+  streamPrefixes: ['order-'],
+  indexes: [
+    { partner_id: 1, environment: 1, created_at: -1, _id: -1 },
+    { partner_id: 1, environment: 1, reference: 1 },
+    { partner_id: 1, environment: 1, status: 1, created_at: -1 },
+  ],
+  documentId: (e) => orderIdOf(e.streamId, 'order-'),
+  evolve(doc, e) {
+    const order = nextOrderView(doc?.order ?? null, e);
+    return {
+      id: order.order_id,
+      partner_id: order.partner_id,
+      environment: order.environment,
+      reference: order.reference,
+      status: order.status,
+      created_at: order.created_at,
+      updated_at: order.updated_at,
+      order,
+    };
+  },
+};

@@ -1,0 +1,106 @@
+import type { EventStore, RecordedEvent, Subscription } from '../src/ports/event-store.js';
+import type { ReadModelStore } from '../src/ports/read-model-store.js';
+import type { Logger } from '../src/shared/logger.js';
+import { applyEvent, reads } from './projection.js';
+import type { AnyProjection } from './index.js';
+
+const CHECKPOINT_EVERY = 500;
+const MAX_CAS_ATTEMPTS = 20;
+
+/**
+ * Keeps one read model up to date: subscribes to the whole log from the stored checkpoint, applies
+ * the events the projection reads (compare-and-set, so several processes can run it against one
+ * store), and records how far it got. Every event moves `position`, read or not, so a reader can
+ * wait for "everything up to the log's head" (read-your-writes) without any fixed sleep.
+ */
+export class ProjectionRunner {
+  private subscription: Subscription | undefined;
+  private current = 0n;
+  private sinceCheckpoint = 0;
+  private waiters: Array<{ position: bigint; resolve: (ok: boolean) => void }> = [];
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly projection: AnyProjection,
+    private readonly deps: { events: EventStore; store: ReadModelStore; logger?: Logger },
+  ) {}
+
+  get position(): bigint {
+    return this.current;
+  }
+
+  async start(): Promise<void> {
+    this.current = await this.deps.store.checkpoint(this.projection.name);
+    this.subscription = this.deps.events.subscribeToAll({
+      after: this.current,
+      onEvent: (e) => this.handle(e),
+      onError: (err) => {
+        this.deps.logger?.error({ err, projection: this.projection.name }, 'projection stopped; restarting from its checkpoint');
+        this.restartTimer = setTimeout(() => void this.restart(), 1000);
+        this.restartTimer.unref();
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.restartTimer);
+    await this.subscription?.stop();
+    this.subscription = undefined;
+    await this.deps.store.saveCheckpoint(this.projection.name, this.current);
+  }
+
+  /** Drops the read model and its checkpoint, then replays the whole log into it. */
+  async rebuild(): Promise<void> {
+    await this.stop();
+    await this.deps.store.reset(this.projection.name, this.projection.collection);
+    await this.start();
+  }
+
+  /** Resolves true once every event up to `position` has been applied, false after `timeoutMs`. */
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    if (this.current >= position) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = { position, resolve };
+      this.waiters.push(waiter);
+      setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(this.current >= position);
+      }, timeoutMs).unref();
+    });
+  }
+
+  private async restart(): Promise<void> {
+    await this.subscription?.stop().catch(() => undefined);
+    await this.start();
+  }
+
+  private async handle(e: RecordedEvent): Promise<void> {
+    if (reads(this.projection, e.streamId)) {
+      await this.apply(e);
+      await this.deps.store.saveCheckpoint(this.projection.name, e.position);
+      this.sinceCheckpoint = 0;
+    } else if (++this.sinceCheckpoint >= CHECKPOINT_EVERY) {
+      await this.deps.store.saveCheckpoint(this.projection.name, e.position);
+      this.sinceCheckpoint = 0;
+    }
+    this.current = e.position;
+    if (this.waiters.length) {
+      const done = this.waiters.filter((w) => w.position <= e.position);
+      this.waiters = this.waiters.filter((w) => w.position > e.position);
+      for (const w of done) w.resolve(true);
+    }
+  }
+
+  private async apply(e: RecordedEvent): Promise<void> {
+    const { store } = this.deps;
+    const id = this.projection.documentId(e);
+    if (id === null) return;
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const stored = await store.get<unknown>(this.projection.collection, id);
+      const next = applyEvent(this.projection, stored, e);
+      if (!next) return;
+      if (await store.put(this.projection.collection, next, stored?.seq ?? null)) return;
+    }
+    throw new Error(`projection ${this.projection.name}: document ${id} kept changing under us`);
+  }
+}

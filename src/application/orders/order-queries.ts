@@ -1,0 +1,74 @@
+import { ApiError } from '../../domain/errors.js';
+import type { OrderStatus } from '../../domain/order/machine.js';
+import type { OrderView } from '../../domain/order/state.js';
+import type { Query } from '../../ports/read-model-store.js';
+import type { Clock } from '../../shared/clock.js';
+import { ordersList, type OrderListEntry } from '../../../projections/orders-list.js';
+import { tracking, type TrackingDocument } from '../../../projections/tracking.js';
+import type { ReadModels } from '../read-models.js';
+import type { PartnerContext } from './order-service.js';
+
+export interface OrderListQuery {
+  limit: number;
+  starting_after?: string | undefined;
+  reference?: string | undefined;
+  status?: OrderStatus | undefined;
+  created_after?: string | undefined;
+  created_before?: string | undefined;
+}
+
+/** A rider position older than this is shown as last known (the spec's guidance). */
+export const STALE_POSITION_MS = 60_000;
+const RIDER_VISIBLE = new Set(['preparing', 'ready', 'out_for_delivery']);
+
+export interface Tracking {
+  order_id: string;
+  status: string;
+  fulfilment: string;
+  timeline: Array<{ status: string; at: string }>;
+  rider: null | { name: string; phone: string; vehicle: string; location: null | { lat: number; lng: number; updated_at: string; stale: boolean } };
+}
+
+/** Reads served from the read models, after waiting for them to include the caller's writes. */
+export class OrderQueries {
+  constructor(private readonly deps: { readModels: ReadModels; clock: Clock }) {}
+
+  async list(ctx: PartnerContext, q: OrderListQuery): Promise<{ orders: OrderView[]; has_more: boolean }> {
+    const { readModels } = this.deps;
+    await readModels.catchUp(ordersList.name);
+    const where = { partner_id: ctx.partnerId, environment: ctx.environment } as Record<string, string>;
+    if (q.reference !== undefined) where.reference = q.reference;
+    if (q.status !== undefined) where.status = q.status;
+    const query: Query = { where, sort: { field: 'created_at', direction: 'desc' }, limit: q.limit + 1 };
+    if (q.created_after !== undefined || q.created_before !== undefined) {
+      query.range = { field: 'created_at', ...(q.created_after ? { gt: q.created_after } : {}), ...(q.created_before ? { lt: q.created_before } : {}) };
+    }
+    if (q.starting_after !== undefined) {
+      const cursor = await readModels.store.get<OrderListEntry>(ordersList.collection, q.starting_after);
+      if (!cursor || cursor.doc.partner_id !== ctx.partnerId || cursor.doc.environment !== ctx.environment) {
+        throw new ApiError('validation_error', `starting_after: no order with id ${q.starting_after}.`, { param: 'starting_after' });
+      }
+      query.after = { value: cursor.doc.created_at, id: cursor.id };
+    }
+    const rows = await readModels.store.find<OrderListEntry>(ordersList.collection, query);
+    return { orders: rows.slice(0, q.limit).map((r) => r.doc.order), has_more: rows.length > q.limit };
+  }
+
+  async tracking(ctx: PartnerContext, orderId: string): Promise<Tracking> {
+    await this.deps.readModels.catchUp(tracking.name);
+    const stored = await this.deps.readModels.store.get<TrackingDocument>(tracking.collection, orderId);
+    const doc = stored?.doc;
+    if (!doc || doc.partner_id !== ctx.partnerId || doc.environment !== ctx.environment) {
+      throw new ApiError('order_not_found', `No order with id ${orderId}.`, { param: 'order_id' });
+    }
+    const now = this.deps.clock.now().getTime();
+    const rider =
+      doc.rider && RIDER_VISIBLE.has(doc.status)
+        ? {
+            ...doc.rider,
+            location: doc.location ? { ...doc.location, stale: now - Date.parse(doc.location.updated_at) > STALE_POSITION_MS } : null,
+          }
+        : null;
+    return { order_id: doc.order_id, status: doc.status, fulfilment: doc.fulfilment, timeline: doc.timeline, rider };
+  }
+}

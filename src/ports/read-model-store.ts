@@ -1,0 +1,49 @@
+/**
+ * Where projections keep their documents and checkpoints. Two adapters: in-process memory
+ * (embedded mode: rebuilt from the event log at start) and MongoDB. One contract suite
+ * (test/contract/read-model-store.contract.ts) runs against both.
+ *
+ * Concurrency: every write is a compare-and-set on the document's `seq` (how many events it has
+ * absorbed). Several processes may run the same projection against one MongoDB: a runner that
+ * loses the race re-reads and re-applies, and `versions` (last revision applied per source
+ * stream) makes a replayed event a no-op. Nothing is ever applied twice or lost.
+ */
+
+export interface StoredDocument<D = Record<string, unknown>> {
+  id: string;
+  /** Number of events absorbed; the compare-and-set token. */
+  seq: number;
+  /** Last revision applied, per source stream. */
+  versions: Record<string, number>;
+  doc: D;
+}
+
+export type FieldValue = string | number | boolean | null;
+
+export interface Query {
+  /** Equality on top-level fields of `doc`. */
+  where?: Record<string, FieldValue>;
+  /** Inclusive/exclusive bounds on one top-level field (ISO strings compare as text). */
+  range?: { field: string; gt?: FieldValue; gte?: FieldValue; lt?: FieldValue; lte?: FieldValue };
+  /** Sort by a field then by id, both in this direction. */
+  sort: { field: string; direction: 'asc' | 'desc' };
+  /** Start strictly after this (field value, id) pair in sort order (cursor pagination). */
+  after?: { value: FieldValue; id: string };
+  limit: number;
+}
+
+export interface ReadModelStore {
+  get<D>(collection: string, id: string): Promise<StoredDocument<D> | null>;
+  /** Compare-and-set: writes when the stored seq equals `expectedSeq` (null: the document must not exist). */
+  put<D>(collection: string, next: StoredDocument<D>, expectedSeq: number | null): Promise<boolean>;
+  find<D>(collection: string, query: Query): Promise<Array<StoredDocument<D>>>;
+  count(collection: string, where?: Record<string, FieldValue>): Promise<number>;
+  /** Monotonic: a lower position than the stored one is ignored. */
+  saveCheckpoint(projection: string, position: bigint): Promise<void>;
+  checkpoint(projection: string): Promise<bigint>;
+  /** Drops a collection and its projection's checkpoint (rebuild from zero). */
+  reset(projection: string, collection: string): Promise<void>;
+  /** Every document of a collection, ordered by id (audits). */
+  all<D>(collection: string): Promise<Array<StoredDocument<D>>>;
+  close(): Promise<void>;
+}
