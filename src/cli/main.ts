@@ -4,6 +4,7 @@ import { CliError } from './context.js';
 import { registerPartnerCommands } from './commands/partners.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerOpsCommands } from './commands/ops.js';
+import { registerCatalogCommands } from './commands/catalog.js';
 
 const program = new Command()
   .name('partner-ordering')
@@ -14,6 +15,7 @@ const program = new Command()
 registerPartnerCommands(program);
 registerKeyCommands(program);
 registerOpsCommands(program);
+registerCatalogCommands(program);
 
 try {
   await program.parseAsync(process.argv);

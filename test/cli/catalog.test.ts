@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDataDir } from '../support/service.js';
+
+const CLI = 'dist/src/cli/main.js';
+const MAIN = 'dist/src/main.js';
+let dataDir: string;
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const file = (name: string, content: unknown) => {
+  const p = path.join(dataDir, name);
+  fs.writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
+  return p;
+};
+
+// Structured clone of the exported catalog, for building good and bad variants of it.
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const exported = (): Json => JSON.parse(cli(['catalog', 'export']).stdout);
+
+beforeAll(() => {
+  if (!fs.existsSync(CLI) || !fs.existsSync(MAIN)) execFileSync('npm', ['run', 'build', '--silent']);
+  dataDir = tempDataDir();
+});
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+describe('CLI: catalog', () => {
+  it('when stats runs on a fresh DATA_DIR, then it reports the demo catalog', () => {
+    const r = cli(['catalog', 'stats', '--json']);
+    expect(r.code).toBe(0);
+    const stats = JSON.parse(r.stdout);
+    expect(stats.stores).toBeGreaterThanOrEqual(60);
+    expect(Object.keys(stats.stores_by_city).length).toBeGreaterThanOrEqual(2);
+    expect(cli(['catalog', 'stats']).stdout).toMatch(/^Catalog \S+\n {2}stores: +\d+ \(restaurant \d+, pharmacy \d+, grocery \d+\)/);
+  });
+
+  it('when a file has problems, then each is printed as "path: message", the exit code is 1 and the catalog is unchanged', () => {
+    const before = cli(['catalog', 'export']).stdout;
+    const bad = exported();
+    bad.stores[2].menu.categories[0].items[1].price = -5;
+    bad.stores[0].currency = 'XYZ';
+    bad.stores[1].surprise = true;
+    bad.version = 'must-not-land';
+    const r = cli(['catalog', 'import', file('bad.json', bad)]);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^stores\[2\]\.menu\.categories\[0\]\.items\[1\]\.price: /),
+        expect.stringMatching(/^stores\[0\]\.currency: /),
+        'stores[1].surprise: unknown field',
+      ]),
+    );
+    expect(lines.at(-1)).toMatch(/^error: .*bad\.json was not imported: 3 problem\(s\)/);
+    expect(r.stdout).toBe('');
+    expect(cli(['catalog', 'export']).stdout).toBe(before);
+  });
+
+  it('when an offer names an unknown store, then the cross-reference problem is named by path', () => {
+    const bad = exported();
+    const i = bad.offers.findIndex((o: Json) => o.store_id !== undefined);
+    bad.offers[i].store_id = 'no-such-store';
+    const r = cli(['catalog', 'import', file('xref.json', bad)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`offers[${i}].store_id: unknown store: no-such-store`);
+  });
+
+  it('when the file is missing or not JSON, then one error line and exit 1', () => {
+    expect(cli(['catalog', 'import', path.join(dataDir, 'nope.json')])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: cannot read /) });
+    expect(cli(['catalog', 'import', file('broken.json', '{"version": ')])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: .* is not valid JSON/) });
+  });
+
+  it('when an export is imported, then it round-trips and import prints the stats', () => {
+    const out = path.join(dataDir, 'export.json');
+    expect(cli(['catalog', 'export', out]).code).toBe(0);
+    const r = cli(['catalog', 'import', out, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(JSON.parse(cli(['catalog', 'stats', '--json']).stdout));
+    expect(JSON.parse(fs.readFileSync(out, 'utf8'))).toEqual(exported());
+  });
+
+  it.each([[['catalog']], [['catalog', 'import']], [['catalog', 'export']], [['catalog', 'stats']]])('when %j --help is asked, then usage is printed', (args) => {
+    const r = cli([...args, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage:');
+  });
+});
+
+describe('CLI: catalog import seen by a running server', () => {
+  let server: ChildProcess | undefined;
+  afterAll(async () => {
+    if (!server || server.exitCode !== null) return;
+    const exited = new Promise((r) => server!.once('exit', r));
+    server.kill('SIGTERM');
+    await exited;
+  });
+
+  it('when the CLI imports a catalog with a new store, then the running server lists it within seconds, without restart', async () => {
+    const partner = JSON.parse(cli(['partners', 'create', '--name', 'Catalog watcher', '--json']).stdout);
+    const started = await startServer();
+    server = started.child;
+    const storesNamed = async (q: string) => {
+      const res = await fetch(`http://127.0.0.1:${started.port}/v1/stores?q=${encodeURIComponent(q)}`, { headers: { Authorization: `Bearer ${partner.sandbox_key}` } });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { data: Array<{ id: string }> }).data.map((s) => s.id);
+    };
+    expect(await storesNamed('Freshly Imported Falafel')).toEqual([]);
+
+    const next = exported();
+    next.version = 'cli-visible-1';
+    next.stores.push({ ...next.stores[0], id: 'kw-freshly-imported', name: 'Freshly Imported Falafel', name_ar: null });
+    expect(cli(['catalog', 'import', file('next.json', next)]).code).toBe(0);
+
+    const deadline = Date.now() + 10_000;
+    let found: string[] = [];
+    while (Date.now() < deadline && found.length === 0) {
+      found = await storesNamed('Freshly Imported Falafel');
+      if (found.length === 0) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(found).toEqual(['kw-freshly-imported']);
+  });
+});
+
+function startServer(): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(m[1]) });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
+  });
+}
