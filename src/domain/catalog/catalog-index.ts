@@ -8,7 +8,7 @@ import { deliveryQuote, type DeliveryQuote } from './geo.js';
 import type { Catalog, Category, Item, Offer, Point, Store, Vertical } from './model.js';
 import { activeOffers, bestAutomaticOffer, isActive, promoKey, storeOffers, validatePromo, type AppliedOffer, type Basket, type PromoValidation } from './offers.js';
 import { indexStore, listStores, searchCatalog, type IndexedItem, type IndexedStore, type Page, type SearchQuery, type SearchResult, type StoreHit, type StoreListQuery } from './search.js';
-import { storeStatus, type StoreStatus } from './status.js';
+import { memoisedStatus, type StoreStatus } from './status.js';
 import { parseCatalog } from './validate.js';
 
 export interface CatalogStats {
@@ -30,6 +30,8 @@ export class CatalogIndex {
   private readonly byId = new Map<string, IndexedStore>();
   private readonly items = new Map<string, Map<string, IndexedItem>>();
   private readonly byCode = new Map<string, Offer>();
+  /** Statuses are asked for constantly and change at most once a minute. */
+  private readonly statusOf = memoisedStatus();
 
   constructor(catalog: Catalog) {
     this.catalog = catalog;
@@ -84,25 +86,25 @@ export class CatalogIndex {
   }
 
   status(store: Store, at: Date): StoreStatus {
-    return storeStatus(store, at);
+    return this.statusOf(store, at);
   }
 
   listStores(query: StoreListQuery, at: Date): Page<StoreHit> {
-    return listStores(this.entries, query, at);
+    return listStores(this.entries, query, at, this.statusOf);
   }
 
   search(query: SearchQuery, at: Date): SearchResult {
-    return searchCatalog(this.entries, query, at);
+    return searchCatalog(this.entries, query, at, this.statusOf);
   }
 
   deliveryQuote(storeId: string, point: Point, at: Date): DeliveryQuote {
-    return deliveryQuote(this.requireStore(storeId), point, at);
+    return deliveryQuote(this.requireStore(storeId), point, at, this.statusOf);
   }
 
   /** Live offers; with a point, only those redeemable at a store delivering there. */
   offers(at: Date, point?: Point): Offer[] {
     if (!point) return activeOffers(this.catalog.offers, null, at);
-    const reachable = listStores(this.entries, { point, page: 1, limit: Number.MAX_SAFE_INTEGER }, at).data.map((h) => h.store);
+    const reachable = listStores(this.entries, { point, page: 1, limit: Number.MAX_SAFE_INTEGER }, at, this.statusOf).data.map((h) => h.store);
     return activeOffers(this.catalog.offers, reachable, at);
   }
 

@@ -5,7 +5,7 @@
  */
 import type { Currency } from '../money.js';
 import type { DeliveryZone, Point, Store } from './model.js';
-import { storeStatus, type StoreStatusValue } from './status.js';
+import { storeStatus, type StatusFn, type StoreStatusValue } from './status.js';
 
 const EARTH_RADIUS_M = 6_371_008.8; // mean Earth radius (IUGG)
 
@@ -63,10 +63,10 @@ export interface DeliveryQuote {
   accepting_orders: boolean;
 }
 
-export function deliveryQuote(store: Store, point: Point, at: Date): DeliveryQuote {
+export function deliveryQuote(store: Store, point: Point, at: Date, statusOf: StatusFn = storeStatus): DeliveryQuote {
   const distance = distanceMetres(store.location, point);
   const inZone = inDeliveryZone(store, point, distance);
-  const status = storeStatus(store, at);
+  const status = statusOf(store, at);
   return {
     store_id: store.id,
     in_zone: inZone,

@@ -7,10 +7,10 @@ export type Weekday = (typeof WEEKDAYS)[number];
 
 export interface LocalTime {
   /** Local calendar date, `YYYY-MM-DD`. */
-  date: string;
-  day: Weekday;
+  readonly date: string;
+  readonly day: Weekday;
   /** Minutes since local midnight, 0..1439. */
-  minute: number;
+  readonly minute: number;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -41,7 +41,19 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
+/** The last answer per zone: a listing asks for the same instant once per store. */
+const lastAnswer = new Map<string, { minute: number; local: LocalTime }>();
+
 export function localTime(at: Date, timeZone: string): LocalTime {
+  const minute = Math.floor(at.getTime() / 60_000);
+  const last = lastAnswer.get(timeZone);
+  if (last && last.minute === minute) return last.local;
+  const local = computeLocalTime(at, timeZone);
+  lastAnswer.set(timeZone, { minute, local });
+  return local;
+}
+
+function computeLocalTime(at: Date, timeZone: string): LocalTime {
   const parts: Record<string, string> = {};
   for (const p of formatterFor(timeZone).formatToParts(at)) parts[p.type] = p.value;
   const date = `${parts.year}-${parts.month}-${parts.day}`;
@@ -66,17 +78,24 @@ export function minutesOf(hhmm: string): number {
 
 /**
  * The instant when the wall clock in `timeZone` shows `date` at `minute`.
- * Guess with UTC, then correct by the zone's offset at the guess; a second pass settles
+ * With `offsetHint` (the zone's offset at a nearby instant) one look-up usually settles it.
+ * Otherwise guess with UTC and correct by the zone's offset at the guess; a second pass settles
  * DST edges. A wall time skipped by a DST jump resolves to a nearby real instant.
  */
-export function instantOf(date: string, minute: number, timeZone: string): Date {
+export function instantOf(date: string, minute: number, timeZone: string, offsetHint?: number): Date {
   const wall = new Date(`${date}T00:00:00Z`).getTime() + minute * 60_000;
+  if (offsetHint !== undefined) {
+    const guess = new Date(wall - offsetHint);
+    const local = localTime(guess, timeZone);
+    if (local.date === date && local.minute === minute) return guess;
+  }
   let guess = wall;
-  for (let i = 0; i < 2; i++) guess = wall - offsetMs(new Date(guess), timeZone);
+  for (let i = 0; i < 2; i++) guess = wall - zoneOffsetMs(new Date(guess), timeZone);
   return new Date(guess);
 }
 
-function offsetMs(at: Date, timeZone: string): number {
+/** How far the zone's wall clock is ahead of UTC at `at`, in milliseconds. */
+export function zoneOffsetMs(at: Date, timeZone: string): number {
   const local = localTime(at, timeZone);
   const asUtc = new Date(`${local.date}T00:00:00Z`).getTime() + local.minute * 60_000;
   const truncated = at.getTime() - (at.getTime() % 60_000);

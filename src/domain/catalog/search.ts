@@ -5,24 +5,34 @@
  */
 import { distanceMetres, inDeliveryZone } from './geo.js';
 import type { Item, Point, Store, Vertical } from './model.js';
-import { storeStatus, type StoreStatus, type StoreStatusValue } from './status.js';
-import { bestRank, matchForms } from './text.js';
+import { storeStatus, type StatusFn, type StoreStatus, type StoreStatusValue } from './status.js';
+import { bestRank, matchForms, normalise, requiredFragment } from './text.js';
 
 export interface IndexedItem {
   item: Item;
   category_id: string;
   keys: string[];
+  /** All keys joined, for a one-call pre-check (see requiredFragment). */
+  haystack: string;
+  sortKey: string;
 }
 
 export interface IndexedStore {
   store: Store;
   keys: string[];
+  /** Normalised name: ordering by it needs no collator. */
+  sortKey: string;
   items: IndexedItem[];
 }
 
 export function indexStore(store: Store): IndexedStore {
-  const items = store.menu.categories.flatMap((c) => c.items.map((item) => ({ item, category_id: c.id, keys: nameKeys(item) })));
-  return { store, keys: nameKeys(store), items };
+  const items = store.menu.categories.flatMap((c) =>
+    c.items.map((item) => {
+      const keys = nameKeys(item);
+      return { item, category_id: c.id, keys, haystack: keys.join('|'), sortKey: normalise(item.name) };
+    }),
+  );
+  return { store, keys: nameKeys(store), sortKey: normalise(store.name), items };
 }
 
 function nameKeys(x: { name: string; name_ar: string | null }): string[] {
@@ -62,10 +72,10 @@ interface Ranked<T> {
   id: string;
 }
 
-export function listStores(entries: readonly IndexedStore[], query: StoreListQuery, at: Date): Page<StoreHit> {
+export function listStores(entries: readonly IndexedStore[], query: StoreListQuery, at: Date, statusOf: StatusFn = storeStatus): Page<StoreHit> {
   const q = query.q === undefined ? null : matchForms(query.q);
   if (q !== null && q[0] === '') return page([], query); // only punctuation: matches nothing
-  const ranked: Ranked<StoreHit>[] = [];
+  const ranked: Ranked<{ store: Store; status: StoreStatus | null; distance_m: number | null }>[] = [];
   for (const entry of entries) {
     const { store } = entry;
     if (query.vertical !== undefined && store.vertical !== query.vertical) continue;
@@ -73,12 +83,14 @@ export function listStores(entries: readonly IndexedStore[], query: StoreListQue
     if (rank === null) continue;
     const distance = reachDistance(store, query.point);
     if (distance === undefined) continue;
-    const status = storeStatus(store, at);
-    if (query.status !== undefined && status.status !== query.status) continue;
-    ranked.push({ hit: { store, status, distance_m: distance }, rank, distance, name: store.name, id: store.id });
+    // Status costs time-zone arithmetic: work it out here only when filtering on it.
+    const status = query.status === undefined ? null : statusOf(store, at);
+    if (status && status.status !== query.status) continue;
+    ranked.push({ hit: { store, status, distance_m: distance }, rank, distance, name: entry.sortKey, id: store.id });
   }
   const order = query.point ? byDistanceThenRank : byRankThenDistance;
-  return page(ranked.sort(order).map((r) => r.hit), query);
+  const result = page(ranked.sort(order).map((r) => r.hit), query);
+  return { ...result, data: result.data.map((h) => ({ ...h, status: h.status ?? statusOf(h.store, at) })) };
 }
 
 export interface ItemHit {
@@ -101,30 +113,29 @@ export interface SearchResult {
 }
 
 /** Stores and items whose names match; items of sold-out state rank after available ones. */
-export function searchCatalog(entries: readonly IndexedStore[], query: SearchQuery, at: Date): SearchResult {
+export function searchCatalog(entries: readonly IndexedStore[], query: SearchQuery, at: Date, statusOf: StatusFn = storeStatus): SearchResult {
   const q = matchForms(query.q);
   if (q[0] === '') return { stores: [], items: [] };
-  const stores: Ranked<StoreHit>[] = [];
+  const fragment = requiredFragment(q);
+  const stores: Ranked<Store>[] = [];
   const items: Ranked<ItemHit>[] = [];
   for (const entry of entries) {
     const { store } = entry;
     const distance = reachDistance(store, query.point);
     if (distance === undefined) continue;
     const storeRank = bestRank(entry.keys, q);
-    if (storeRank !== null) {
-      const hit = { store, status: storeStatus(store, at), distance_m: distance };
-      stores.push({ hit, rank: storeRank, distance, name: store.name, id: store.id });
-    }
+    if (storeRank !== null) stores.push({ hit: store, rank: storeRank, distance, name: entry.sortKey, id: store.id });
     for (const it of entry.items) {
+      if (!it.haystack.includes(fragment)) continue;
       const rank = bestRank(it.keys, q);
       if (rank === null) continue;
       const hit = { item: it.item, store, category_id: it.category_id, distance_m: distance };
       // Sold-out items sort after every available match of the same quality.
-      items.push({ hit, rank: rank * 2 + (it.item.available ? 0 : 1), distance, name: it.item.name, id: `${store.id}/${it.item.id}` });
+      items.push({ hit, rank: rank * 2 + (it.item.available ? 0 : 1), distance, name: it.sortKey, id: `${store.id}/${it.item.id}` });
     }
   }
   return {
-    stores: stores.sort(byRankThenDistance).slice(0, query.limit).map((r) => r.hit),
+    stores: stores.sort(byRankThenDistance).slice(0, query.limit).map((r) => ({ store: r.hit, status: statusOf(r.hit, at), distance_m: r.distance })),
     items: items.sort(byRankThenDistance).slice(0, query.limit).map((r) => r.hit),
   };
 }
@@ -150,8 +161,7 @@ function byDistanceThenRank<T>(a: Ranked<T>, b: Ranked<T>): number {
   return (a.distance ?? 0) - (b.distance ?? 0) || a.rank - b.rank || byName(a, b);
 }
 
-const collator = new Intl.Collator('en', { sensitivity: 'base' });
-
+/** `name` holds the normalised name, so plain comparison is case- and accent-blind. */
 function byName<T>(a: Ranked<T>, b: Ranked<T>): number {
-  return collator.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -7,7 +7,7 @@
  * A closure date closes the whole local date and cancels the shift that starts on it,
  * including that shift's part after midnight.
  */
-import { addDays, instantOf, localTime, minutesOf, weekdayOf } from './local-time.js';
+import { addDays, instantOf, localTime, minutesOf, weekdayOf, zoneOffsetMs } from './local-time.js';
 import type { Store } from './model.js';
 
 export type StoreStatusValue = 'open' | 'busy' | 'closed';
@@ -29,6 +29,26 @@ export function storeStatus(store: Statusable, at: Date): StoreStatus {
   const reason = closedReason(store, at);
   if (reason !== null) return { status: 'closed', accepting_orders: false, closed_reason: reason, opens_at: nextOpening(store, at) };
   return { status: store.busy ? 'busy' : 'open', accepting_orders: store.accepting_orders, closed_reason: null, opens_at: null };
+}
+
+export type StatusFn = (store: Store, at: Date) => StoreStatus;
+
+/**
+ * storeStatus remembered per store for one minute (for CatalogIndex, which asks for the same
+ * stores again and again). Hours and closures only change on minute boundaries; a snooze that
+ * ends inside the minute bypasses the memo. Answers are frozen: they are shared.
+ */
+export function memoisedStatus(): StatusFn {
+  const memo = new WeakMap<Store, { minute: number; status: StoreStatus }>();
+  return (store, at) => {
+    const minute = Math.floor(at.getTime() / 60_000);
+    if (store.snoozed_until !== null && Math.floor(Date.parse(store.snoozed_until) / 60_000) === minute) return storeStatus(store, at);
+    const hit = memo.get(store);
+    if (hit && hit.minute === minute) return hit.status;
+    const status = Object.freeze(storeStatus(store, at));
+    memo.set(store, { minute, status });
+    return status;
+  };
 }
 
 function closedReason(store: Statusable, at: Date): ClosedReason | null {
@@ -60,24 +80,27 @@ export function hoursAt(store: Hours, at: Date): 'open' | 'outside_hours' | 'clo
 }
 
 /**
- * The store can only start being open at a span's opening or at the end of a snooze,
- * so those instants in the coming week are the candidates, tried in time order.
+ * The store can only start being open at a span's opening or at the end of a snooze, so those
+ * instants are the candidates, tried in time order, one local date at a time (usually the
+ * first date or two decide it).
  */
 function nextOpening(store: Statusable, at: Date): string | null {
-  const today = localTime(at, store.time_zone).date;
-  const candidates: number[] = [];
-  for (let k = 0; k <= 7; k++) {
-    const date = addDays(today, k);
-    const day = weekdayOf(date);
-    for (const span of store.opening_hours) {
-      if (span.day === day) candidates.push(instantOf(date, minutesOf(span.open), store.time_zone).getTime());
-    }
-  }
-  if (store.snoozed_until !== null) candidates.push(Date.parse(store.snoozed_until));
+  const now = localTime(at, store.time_zone);
+  const offset = zoneOffsetMs(at, store.time_zone);
   const horizon = at.getTime() + 7 * 86_400_000;
-  const sorted = [...new Set(candidates)].filter((t) => t > at.getTime() && t <= horizon).sort((a, b) => a - b);
-  for (const t of sorted) {
-    if (closedReason(store, new Date(t)) === null) return new Date(t).toISOString();
+  const snoozeEnd = store.snoozed_until === null ? null : Date.parse(store.snoozed_until);
+  const tried = new Set<number>();
+  for (let k = 0; k <= 7; k++) {
+    const date = addDays(now.date, k);
+    const day = weekdayOf(date);
+    const spans = store.opening_hours.filter((span) => span.day === day && (k > 0 || minutesOf(span.open) > now.minute));
+    const candidates = spans.map((span) => instantOf(date, minutesOf(span.open), store.time_zone, offset).getTime());
+    if (snoozeEnd !== null) candidates.push(snoozeEnd);
+    for (const t of candidates.sort((a, b) => a - b)) {
+      if (t <= at.getTime() || t > horizon || tried.has(t)) continue;
+      tried.add(t);
+      if (closedReason(store, new Date(t)) === null) return new Date(t).toISOString();
+    }
   }
   return null;
 }

@@ -47,6 +47,9 @@ export const RANK = { exact: 0, prefix: 1, word_prefix: 2, substring: 3, all_wor
  */
 export function matchRank(key: string, q: string): number | null {
   if (q === '') return null;
+  // Every kind of match contains the query's first word: most names fail this one cheap test.
+  const space = q.indexOf(' ');
+  if (!key.includes(space === -1 ? q : q.slice(0, space))) return null;
   if (key === q) return RANK.exact;
   if (key.startsWith(q)) return RANK.prefix;
   if (key.includes(` ${q}`)) return RANK.word_prefix;
@@ -66,4 +69,15 @@ export function bestRank(keys: readonly string[], queries: readonly string[]): n
     }
   }
   return best;
+}
+
+/**
+ * A string every matching name form contains: the first word of the last (article-free) query
+ * form, which is inside every other form's first word too. Lets a search skip most names with
+ * one `includes` on all their forms joined.
+ */
+export function requiredFragment(queries: readonly string[]): string {
+  const last = queries[queries.length - 1] ?? '';
+  const space = last.indexOf(' ');
+  return space === -1 ? last : last.slice(0, space);
 }
