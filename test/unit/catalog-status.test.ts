@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { instantOf, localTime } from '../../src/domain/catalog/local-time.js';
 import type { OpeningSpan } from '../../src/domain/catalog/model.js';
-import { storeStatus } from '../../src/domain/catalog/status.js';
+import { memoisedStatus, storeStatus } from '../../src/domain/catalog/status.js';
 import { makeStore } from './catalog-fixtures.js';
 
 // Kuwait is UTC+3 all year; 2026-11-23 is a Monday, 2026-11-27 a Friday, 2026-12-25 a Friday.
@@ -136,5 +136,23 @@ describe('storeStatus', () => {
       expect(storeStatus(makeStore({ accepting_orders: false }), kw('2026-11-23T12:00'))).toMatchObject({ status: 'open', accepting_orders: false });
       expect(storeStatus(makeStore({ accepting_orders: false, busy: true }), kw('2026-11-23T12:00'))).toMatchObject({ status: 'busy', accepting_orders: false });
     });
+  });
+});
+
+describe('memoisedStatus', () => {
+  it('answers like storeStatus, reusing the answer within a minute', () => {
+    const statusOf = memoisedStatus();
+    const store = makeStore({ opening_hours: daily('10:00', '23:00') });
+    const first = statusOf(store, kw('2026-11-23T22:59:00'));
+    expect(first).toEqual(storeStatus(store, kw('2026-11-23T22:59:00')));
+    expect(statusOf(store, kw('2026-11-23T22:59:59'))).toBe(first);
+    expect(statusOf(store, kw('2026-11-23T23:00:00')).status).toBe('closed');
+  });
+
+  it('does not reuse an answer across a snooze that ends inside the minute', () => {
+    const statusOf = memoisedStatus();
+    const store = makeStore({ opening_hours: daily('00:00', '24:00'), snoozed_until: '2026-11-23T13:00:30Z' });
+    expect(statusOf(store, new Date('2026-11-23T13:00:10Z')).status).toBe('closed');
+    expect(statusOf(store, new Date('2026-11-23T13:00:40Z')).status).toBe('open');
   });
 });
