@@ -62,7 +62,7 @@ const stores: Store[] = [
     name: 'Classic Burgers',
     name_ar: null,
     location: north(SALMIYA, 2000),
-    opening_hours: ALWAYS,
+    opening_hours: [...ALWAYS].reverse(), // listed Sunday first in the file
     delivery_zone: { type: 'radius', radius_m: 4000 },
     category_ids: ['burgers'],
     menu: burgerMenu([item('burger-meal', 'Burger Meal', 1900), item('smash-burger', 'Smash Burger', 1700)]),

@@ -132,6 +132,12 @@ describe('GET /v1/stores/{store_id}', () => {
     expect(s.delivery).toEqual({ zone: { type: 'radius', radius_m: 5000 }, fees: [{ up_to_m: 2000, fee: 0.25 }, { up_to_m: 5000, fee: 0.5 }] });
   });
 
+  it('when the file lists the week in another order, then weekly spans are served Monday first', async () => {
+    const s = (await get('/v1/stores/kw-classic-burgers')).body.data;
+    expect(s.opening_hours.weekly.map((w: { day: string }) => w.day)).toEqual(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
+    expect(s.opening_hours.weekly[0]).toEqual({ day: 'mon', open: '00:00', close: '00:00' });
+  });
+
   it('when the store is closed whatever the time, then closed_reason says why and opens_at is null', async () => {
     const s = (await get('/v1/stores/kw-salmiya-pharmacy')).body.data;
     expect(s).toMatchObject({ status: 'closed', accepting_orders: false, closed_reason: 'outside_hours', opens_at: null });

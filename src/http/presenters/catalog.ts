@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import { toMajor, type Currency } from '../../domain/money.js';
 import { deliveryFee, estimatedMinutes, type DeliveryQuote } from '../../domain/catalog/geo.js';
-import { localTime } from '../../domain/catalog/local-time.js';
+import { localTime, WEEKDAYS, type Weekday } from '../../domain/catalog/local-time.js';
 import type { Category, Item, MenuCategory, Offer, Point, Store } from '../../domain/catalog/model.js';
 import { discountTarget, type PromoValidation } from '../../domain/catalog/offers.js';
 import type { StoreHit } from '../../domain/catalog/search.js';
@@ -44,7 +44,11 @@ export function toStoreBrief(hit: StoreHit): StoreBrief {
   return brief;
 }
 
-/** The full record; closures before the store's local today are left out. */
+type Span = { day: Weekday; open: string };
+const byWeekdayThenOpen = (a: Span, b: Span) =>
+  WEEKDAYS.indexOf(a.day) - WEEKDAYS.indexOf(b.day) || (a.open < b.open ? -1 : a.open > b.open ? 1 : 0);
+
+/** The full record: weekly spans Monday first; closures before the store's local today are left out. */
 export function toStore(store: Store, status: StoreStatus, at: Date): z.infer<typeof StoreSchema> {
   const today = localTime(at, store.time_zone).date;
   const zone = store.delivery_zone;
@@ -59,7 +63,7 @@ export function toStore(store: Store, status: StoreStatus, at: Date): z.infer<ty
     address: store.address,
     opening_hours: {
       time_zone: store.time_zone,
-      weekly: store.opening_hours.map((s) => ({ day: s.day, open: s.open, close: s.close })),
+      weekly: store.opening_hours.map((s) => ({ day: s.day, open: s.open, close: s.close })).sort(byWeekdayThenOpen),
       closures: store.closures.filter((c) => c.date >= today).map((c) => ({ date: c.date, reason: c.reason })),
     },
     delivery: {
