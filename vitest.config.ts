@@ -2,7 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // `npm run test:faults` runs the crash and fault suites (test/faults), which `npm test` leaves out.
+    include: process.env.FAULTS ? ['test/faults/**/*.test.ts'] : ['test/**/*.test.ts'],
+    exclude: process.env.FAULTS ? [] : ['test/faults/**'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/setup.ts'],
     testTimeout: 20_000,
