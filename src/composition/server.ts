@@ -18,6 +18,8 @@ import { orderRoutes } from '../http/routes/orders.js';
 import { internalRoutes } from '../http/routes/internal.js';
 import { checkoutRoutes } from '../http/routes/checkout.js';
 import { catalogRoutes } from '../http/routes/catalog.js';
+import { webhookRoutes } from '../http/routes/webhooks.js';
+import { createWebhooks, type WebhookOptions, type Webhooks } from '../webhooks/module.js';
 import type { Stores } from './stores.js';
 
 export interface Services {
@@ -36,6 +38,8 @@ export interface Service {
   /** Stops background work; the caller closes the stores afterwards. */
   stop(): Promise<void>;
   markShuttingDown(): void;
+  /** Webhook endpoints, dispatcher and delivery scheduler (tests drive `webhooks.scheduler.runDue()`). */
+  webhooks: Webhooks;
 }
 
 /** Application services over the stores; shared by the server and the CLI. */
@@ -51,12 +55,22 @@ export async function buildServices(config: Config, stores: Stores, deps: { logg
 }
 
 /** Wires the application: stores -> application services -> HTTP routes and background workers. */
-export async function buildService(config: Config, stores: Stores, deps: { logger: Logger; clock: Clock }): Promise<Service> {
+export async function buildService(config: Config, stores: Stores, deps: { logger: Logger; clock: Clock; webhooks?: WebhookOptions }): Promise<Service> {
   let shuttingDown = false;
   const services = await buildServices(config, stores, { ...deps, pollCatalog: true });
   await services.readModels.start();
   const autoAccept = new AutoAccept({ events: stores.events, orders: services.orders, catalog: services.catalog, logger: deps.logger });
   await autoAccept.start();
+  const webhooks = createWebhooks({
+    config,
+    events: stores.events,
+    endpointStore: stores.webhookEndpoints,
+    readModels: services.readModels,
+    clock: deps.clock,
+    logger: deps.logger,
+    ...(deps.webhooks ? { options: deps.webhooks } : {}),
+  });
+  await webhooks.start();
 
   const routes = [
     ...healthRoutes({ readiness: stores.readiness, isShuttingDown: () => shuttingDown }),
@@ -66,6 +80,7 @@ export async function buildService(config: Config, stores: Stores, deps: { logge
     ...checkoutRoutes({ checkout: services.checkout, orders: services.orders }),
     ...internalRoutes({ orders: services.orders, riders: services.riders }),
     ...catalogRoutes({ catalog: services.catalog, clock: deps.clock }),
+    ...webhookRoutes({ endpoints: webhooks.endpoints, deliveries: webhooks.deliveries }),
   ];
   const app = createApp({
     logger: deps.logger,
@@ -79,9 +94,11 @@ export async function buildService(config: Config, stores: Stores, deps: { logge
     app,
     stores,
     services,
+    webhooks,
     stop: async () => {
       services.catalog.stop();
       await autoAccept.stop();
+      await webhooks.stop();
       await services.readModels.stop();
     },
     markShuttingDown: () => {

@@ -8,6 +8,7 @@ import type { PartnerStore } from '../ports/partner-store.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-model-store.js';
+import type { WebhookEndpointStore } from '../ports/webhook-endpoint-store.js';
 import { openSqlite } from '../adapters/sqlite/open.js';
 import { SqlitePartnerStore } from '../adapters/sqlite/partner-store.js';
 import { SqliteCatalogStore } from '../adapters/sqlite/catalog-store.js';
@@ -17,6 +18,8 @@ import { MongoCatalogStore } from '../adapters/mongodb/catalog-store.js';
 import { EsdbEventStore } from '../adapters/eventstoredb/event-store.js';
 import { MongoReadModelStore } from '../adapters/mongodb/read-model-store.js';
 import { MemoryReadModelStore } from '../adapters/memory/read-model-store.js';
+import { SqliteWebhookEndpointStore } from '../adapters/sqlite/webhook-endpoint-store.js';
+import { MongoWebhookEndpointStore } from '../adapters/mongodb/webhook-endpoint-store.js';
 import { PROJECTIONS } from '../../projections/index.js';
 
 /** The durable stores chosen by configuration. Shared by the server and the CLI. */
@@ -25,6 +28,7 @@ export interface Stores {
   partners: PartnerStore;
   catalog: CatalogStore;
   readModels: ReadModelStore;
+  webhookEndpoints: WebhookEndpointStore;
   /** Embedded mode's SQLite connection (service.db), or the MongoDB database. */
   sqlite?: Database.Database;
   mongo?: Db;
@@ -61,6 +65,7 @@ export async function openStores(config: Config): Promise<Stores> {
         partners,
         catalog,
         readModels,
+        webhookEndpoints: new MongoWebhookEndpointStore(db),
         mongo: db,
         rateLimiterFactory: (points) =>
           new RateLimiterMongo({ storeClient: client, dbName: db.databaseName, tableName: 'rate_limits', keyPrefix: `rl${points}`, points, duration: 60 }),
@@ -77,6 +82,7 @@ export async function openStores(config: Config): Promise<Stores> {
       partners,
       catalog: new SqliteCatalogStore(sqlite),
       readModels: new MemoryReadModelStore(),
+      webhookEndpoints: new SqliteWebhookEndpointStore(sqlite),
       sqlite,
       rateLimiterFactory: (points) => new RateLimiterMemory({ keyPrefix: `rl${points}`, points, duration: 60 }),
       readiness: readiness(events, partners),

@@ -1,0 +1,59 @@
+import { sha256Hex } from '../shared/ids.js';
+import type { Environment } from '../ports/partner-store.js';
+import type { EventType } from './event-types.js';
+import type { WebhookEnvelope } from './envelope.js';
+
+/**
+ * The facts of one webhook delivery, stored in its own stream `webhook-delivery-<deliveryId>`:
+ * the delivery log is their projection, and the retry schedule lives in them (each failed attempt
+ * carries when the next one is due), so a restart resumes from the log. No secret, header or
+ * signature is ever in them: only what was sent (the envelope) and what happened.
+ */
+
+export const DELIVERY_STREAM_PREFIX = 'webhook-delivery-';
+export const deliveryStream = (deliveryId: string): string => `${DELIVERY_STREAM_PREFIX}${deliveryId}`;
+
+/** One delivery per webhook event (an event belongs to one partner and environment, hence one endpoint). */
+export const deliveryIdFor = (eventId: string): string => `whd_${sha256Hex(`delivery:${eventId}`).slice(0, 32)}`;
+
+export type AttemptTrigger = 'schedule' | 'redelivery';
+
+export interface DeliveryScheduledData {
+  delivery_id: string;
+  partner_id: string;
+  environment: Environment;
+  event_id: string;
+  event_type: EventType;
+  order_id: string | null;
+  /** Orders first attempts within one order: the source event's revision, then the type's index. */
+  order_revision: number | null;
+  type_index: number;
+  url: string;
+  event: WebhookEnvelope;
+  at: string;
+  next_attempt_at: string;
+}
+
+export interface AttemptData {
+  delivery_id: string;
+  /** 1-based over every attempt of the delivery, redeliveries included. */
+  attempt: number;
+  trigger: AttemptTrigger;
+  url: string;
+  at: string;
+  /** The receiver's HTTP status, or null when there was no response (refused, timeout, guard). */
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+  /** Failed scheduled attempts only: when the next one is due; null after the last. */
+  next_attempt_at: string | null;
+}
+
+export type DeliveryEvent =
+  | { type: 'WebhookDeliveryScheduled'; data: DeliveryScheduledData }
+  | { type: 'WebhookAttemptSucceeded'; data: AttemptData }
+  | { type: 'WebhookAttemptFailed'; data: AttemptData }
+  | { type: 'WebhookDeliveryFailed'; data: { delivery_id: string; at: string; attempts: number } }
+  | { type: 'WebhookRedeliveryRequested'; data: { delivery_id: string; at: string; request_id: string | null } };
+
+export type DeliveryEventType = DeliveryEvent['type'];

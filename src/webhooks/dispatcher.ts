@@ -1,0 +1,97 @@
+import type { ConsumerGroup, ConsumerOutcome, EventStore, RecordedEvent } from '../ports/event-store.js';
+import type { Environment } from '../ports/partner-store.js';
+import { isOrderEventType, type OrderEvent } from '../domain/order/events.js';
+import { evolve, rehydrate } from '../domain/order/state.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+import { deliveryIdFor, type DeliveryScheduledData } from './delivery-events.js';
+import type { DeliveryCause, DeliveryLog } from './delivery-log.js';
+import type { DeliveryState } from './delivery-state.js';
+import type { WebhookEndpoints } from './endpoints.js';
+import { orderEnvelopes, type WebhookEnvelope } from './envelope.js';
+
+export const WEBHOOK_DISPATCHER_GROUP = 'webhook-dispatcher';
+
+export interface Scheduling {
+  track(state: DeliveryState): void;
+}
+
+/**
+ * Turns order events into deliveries. A durable consumer group (sequential, in global order)
+ * hands it every event of every order stream; it records one WebhookDeliveryScheduled per webhook
+ * the partner's endpoint subscribes to, then acks. Sending is the scheduler's job, so a slow
+ * endpoint never holds the group. A re-delivered event finds its deliveries already recorded
+ * (their ids derive from the event) and records nothing twice.
+ */
+export class WebhookDispatcher {
+  private group: ConsumerGroup | undefined;
+
+  constructor(
+    private readonly deps: { events: EventStore; endpoints: WebhookEndpoints; log: DeliveryLog; scheduler: Scheduling; clock: Clock; logger?: Logger },
+  ) {}
+
+  async start(): Promise<void> {
+    this.group = this.deps.events.consumerGroup({
+      group: WEBHOOK_DISPATCHER_GROUP,
+      filter: { streamPrefixes: ['order-'] },
+      onError: (err) => this.deps.logger?.error({ err }, 'webhook dispatcher failed on an event; it will be retried'),
+    });
+    await this.group.start((e) => this.handle(e));
+  }
+
+  async stop(): Promise<void> {
+    await this.group?.stop();
+  }
+
+  async handle(e: RecordedEvent): Promise<ConsumerOutcome> {
+    if (!isOrderEventType(e.type)) return 'ack';
+    const partnerId = e.metadata.partner_id;
+    const environment = e.metadata.environment as Environment;
+    if (typeof partnerId !== 'string' || (environment !== 'live' && environment !== 'sandbox')) return 'park';
+    const endpoint = await this.deps.endpoints.get({ partnerId, environment });
+    if (!endpoint) return 'ack';
+    // The order as it was right after this event, and right before it: fold the stream up to here.
+    const history = await this.deps.events.readStream(e.streamId, { maxCount: e.revision + 1 });
+    const facts = history.map((r) => ({ type: r.type, data: r.data }) as OrderEvent);
+    const last = facts.pop();
+    if (!last || history[history.length - 1]!.id !== e.id) return 'park';
+    const before = rehydrate(facts);
+    const after = evolve(before, last).order!;
+    const envelopes = orderEnvelopes({ id: e.id, type: e.type }, before.order, after).filter(
+      (env) => endpoint.events === null || endpoint.events.includes(env.type),
+    );
+    const cause = { causationId: e.id, correlationId: typeof e.metadata.correlation_id === 'string' ? e.metadata.correlation_id : null, requestId: null };
+    for (const [index, envelope] of envelopes.entries()) {
+      await this.schedule({ partnerId, environment, url: endpoint.url, envelope, orderId: after.order_id, orderRevision: e.revision, typeIndex: index }, cause);
+    }
+    return 'ack';
+  }
+
+  /** Records a delivery due at once and hands it to the scheduler (also used for webhook.test). */
+  async schedule(
+    input: { partnerId: string; environment: Environment; url: string; envelope: WebhookEnvelope; orderId: string | null; orderRevision: number | null; typeIndex: number },
+    cause: DeliveryCause,
+  ): Promise<DeliveryState> {
+    const at = this.deps.clock.now().toISOString();
+    const data: DeliveryScheduledData = {
+      delivery_id: deliveryIdFor(input.envelope.id),
+      partner_id: input.partnerId,
+      environment: input.environment,
+      event_id: input.envelope.id,
+      event_type: input.envelope.type,
+      order_id: input.orderId,
+      order_revision: input.orderRevision,
+      type_index: input.typeIndex,
+      url: input.url,
+      event: input.envelope,
+      at,
+      next_attempt_at: at,
+    };
+    await this.deps.log.schedule(data, cause);
+    // Freshly written or already there (a re-delivered source event): either way the log says what is due.
+    const state = (await this.deps.log.load(data.delivery_id))?.state;
+    if (!state) throw new Error(`delivery ${data.delivery_id} was scheduled but cannot be read back`);
+    this.deps.scheduler.track(state);
+    return state;
+  }
+}

@@ -1,0 +1,143 @@
+import { ApiError } from '../domain/errors.js';
+import type { Environment } from '../ports/partner-store.js';
+import type { WebhookEndpointRecord, WebhookEndpointStore } from '../ports/webhook-endpoint-store.js';
+import type { Clock } from '../shared/clock.js';
+import { unknownEventTypes, type EventType } from './event-types.js';
+import { decryptSecret, encryptSecret } from './secret-box.js';
+import { newSigningSecret } from './signing.js';
+import { checkWebhookUrl, type Resolver } from './ssrf-guard.js';
+
+/** After a rotation the replaced secret keeps signing (as a second v1) for this long. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const MAX_CAS_ATTEMPTS = 10;
+
+export interface EndpointOwner {
+  partnerId: string;
+  environment: Environment;
+}
+
+/** What the API shows; `secret` only right after creation or rotation. */
+export interface EndpointView {
+  object: 'webhook_endpoint';
+  url: string;
+  events: EventType[] | null;
+  secret_hint: string;
+  secret?: string;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UrlPolicy {
+  allowPrivate: boolean;
+  resolve?: Resolver;
+}
+
+/** Registration, rotation and the signing secrets of the one endpoint per partner and environment. */
+export class WebhookEndpoints {
+  constructor(private readonly deps: { store: WebhookEndpointStore; key: Buffer; clock: Clock; urls: UrlPolicy }) {}
+
+  get(owner: EndpointOwner): Promise<WebhookEndpointRecord | null> {
+    return this.deps.store.get(owner.partnerId, owner.environment);
+  }
+
+  /** PUT semantics: the first call creates (and shows the secret once); later calls replace url and events. */
+  async register(owner: EndpointOwner, input: { url: string; events?: string[] | undefined }): Promise<{ created: boolean; endpoint: EndpointView }> {
+    const events = checkEvents(input.events);
+    const check = await checkWebhookUrl(input.url, this.deps.urls);
+    if (!check.ok) throw new ApiError('validation_error', check.reason, { param: 'url' });
+    return this.change(owner, (current, now) => {
+      if (current) return { record: { ...current, url: input.url, events, updated_at: now, version: current.version + 1 } };
+      const secret = newSigningSecret();
+      const record: WebhookEndpointRecord = {
+        partner_id: owner.partnerId,
+        environment: owner.environment,
+        url: input.url,
+        events,
+        ...this.sealed(secret),
+        previous_secret_box: null,
+        previous_secret_expires_at: null,
+        created_at: now,
+        updated_at: now,
+        version: 1,
+      };
+      return { record, secret };
+    });
+  }
+
+  /** A new secret, shown once; the replaced one keeps signing for ROTATION_OVERLAP_MS. */
+  async rotateSecret(owner: EndpointOwner): Promise<EndpointView> {
+    const { endpoint } = await this.change(owner, (current, now) => {
+      if (!current) throw notConfigured();
+      const secret = newSigningSecret();
+      const expires = new Date(Date.parse(now) + ROTATION_OVERLAP_MS).toISOString();
+      const record = {
+        ...current,
+        ...this.sealed(secret),
+        previous_secret_box: current.secret_box,
+        previous_secret_expires_at: expires,
+        updated_at: now,
+        version: current.version + 1,
+      };
+      return { record, secret };
+    });
+    return endpoint;
+  }
+
+  /** The secrets that sign a delivery now, newest first (two during a rotation overlap). */
+  signingSecrets(endpoint: WebhookEndpointRecord, now: Date): string[] {
+    const secrets = [decryptSecret(endpoint.secret_box, this.deps.key)];
+    const until = endpoint.previous_secret_expires_at;
+    if (endpoint.previous_secret_box && until && Date.parse(until) > now.getTime()) {
+      secrets.push(decryptSecret(endpoint.previous_secret_box, this.deps.key));
+    }
+    return secrets;
+  }
+
+  private sealed(secret: string) {
+    return { secret_box: encryptSecret(secret, this.deps.key), secret_hint: secret.slice(-4) };
+  }
+
+  /** Read, decide, compare-and-set; a concurrent writer makes us decide again on a fresh read. */
+  private async change(
+    owner: EndpointOwner,
+    decide: (current: WebhookEndpointRecord | null, now: string) => { record: WebhookEndpointRecord; secret?: string },
+  ): Promise<{ created: boolean; endpoint: EndpointView }> {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const current = await this.get(owner);
+      const { record, secret } = decide(current, this.deps.clock.now().toISOString());
+      if (await this.deps.store.save(record, current?.version ?? null)) {
+        return { created: current === null, endpoint: present(record, secret, this.deps.clock.now()) };
+      }
+    }
+    throw new ApiError('concurrent_modification', 'The webhook endpoint kept changing; retry the request.');
+  }
+}
+
+export function notConfigured(): ApiError {
+  return new ApiError('webhook_endpoint_not_configured', 'No webhook endpoint is registered for this environment; register one with PUT /v1/webhooks/endpoint.');
+}
+
+export function present(record: WebhookEndpointRecord, secret: string | undefined, now: Date): EndpointView {
+  const until = record.previous_secret_expires_at;
+  return {
+    object: 'webhook_endpoint',
+    url: record.url,
+    events: record.events,
+    secret_hint: record.secret_hint,
+    ...(secret ? { secret } : {}),
+    previous_secret_expires_at: until && Date.parse(until) > now.getTime() ? until : null,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+function checkEvents(events: string[] | undefined): EventType[] | null {
+  if (events === undefined) return null;
+  const unknown = unknownEventTypes(events);
+  if (unknown.length > 0) {
+    const names = unknown.map((n) => JSON.stringify(n)).join(', ');
+    throw new ApiError('validation_error', `events: unknown event type${unknown.length > 1 ? 's' : ''} ${names}.`, { param: 'events' });
+  }
+  return [...new Set(events)] as EventType[];
+}

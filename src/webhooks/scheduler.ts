@@ -1,0 +1,147 @@
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+import type { AttemptTrigger } from './delivery-events.js';
+import { dueAt, type DeliveryState } from './delivery-state.js';
+
+export interface SchedulerOptions {
+  /** Attempts in flight at once, over all endpoints. */
+  concurrency?: number;
+  /** Attempts in flight at once to one partner's endpoint, so one slow endpoint cannot take every slot. */
+  perEndpoint?: number;
+  /** How often the production loop looks for due attempts. */
+  pollMs?: number;
+}
+
+type Attempt = (deliveryId: string, trigger: AttemptTrigger) => Promise<DeliveryState | null>;
+
+interface Entry {
+  id: string;
+  /** Deliveries of one order share a lane: their first attempts go out one after another, in order. */
+  lane: string;
+  rank: [number, number];
+  endpoint: string;
+  dueAt: number;
+  attempted: boolean;
+}
+
+const BACKOFF_AFTER_ERROR_MS = 60_000;
+
+/**
+ * The in-memory agenda of due attempts; the durable truth is the delivery log (each delivery's
+ * status and next_attempt_at), from which `load` rebuilds it at start. `runDue()` runs everything
+ * due at the clock's current time to the end (tests drive it with a ManualClock); `start()` adds a
+ * timer that does the same in production.
+ */
+export class DeliveryScheduler {
+  private readonly entries = new Map<string, Entry>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly concurrency: number;
+  private readonly perEndpoint: number;
+
+  constructor(
+    private readonly deps: { attempt: Attempt; clock: Clock; logger?: Logger },
+    private readonly options: SchedulerOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 16;
+    this.perEndpoint = options.perEndpoint ?? 4;
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => this.pump(), this.options.pollMs ?? 1000);
+    this.timer.unref();
+  }
+
+  /** Stops starting attempts and waits for those in flight (their outcomes are recorded). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.entries.clear();
+    await Promise.all(this.inFlight.values());
+  }
+
+  /** Adds, moves or drops a delivery according to its state, then starts whatever is due. */
+  track(state: DeliveryState): void {
+    const due = dueAt(state);
+    if (due === null) this.entries.delete(state.id);
+    else {
+      this.entries.set(state.id, {
+        id: state.id,
+        lane: state.order_id ?? state.id,
+        rank: [state.order_revision ?? 0, state.type_index],
+        endpoint: `${state.partner_id}:${state.environment}`,
+        dueAt: Date.parse(due),
+        attempted: state.attempt_count > 0,
+      });
+    }
+    if (this.timer) this.pump();
+  }
+
+  /** Starts every attempt due now and waits until none is due or in flight. */
+  async runDue(): Promise<void> {
+    for (;;) {
+      this.pump();
+      if (this.inFlight.size === 0) return;
+      await Promise.all(this.inFlight.values());
+    }
+  }
+
+  /** An attempt now, outside the schedule (redelivery); waits for an attempt already in flight first. */
+  async attemptNow(deliveryId: string): Promise<DeliveryState | null> {
+    await this.inFlight.get(deliveryId);
+    let state: DeliveryState | null = null;
+    await this.run(deliveryId, 'redelivery', (s) => (state = s));
+    return state;
+  }
+
+  pending(): number {
+    return this.entries.size;
+  }
+
+  private pump(): void {
+    const now = this.deps.clock.now().getTime();
+    const heads = this.laneHeads();
+    const busy = new Map<string, number>();
+    for (const id of this.inFlight.keys()) {
+      const endpoint = this.entries.get(id)?.endpoint;
+      if (endpoint) busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
+    }
+    const due = [...this.entries.values()].filter((e) => e.dueAt <= now && !this.inFlight.has(e.id)).sort((a, b) => a.dueAt - b.dueAt);
+    for (const entry of due) {
+      if (this.inFlight.size >= this.concurrency) return;
+      if ((busy.get(entry.endpoint) ?? 0) >= this.perEndpoint) continue;
+      // A first attempt waits until the earlier events of its order have had theirs.
+      if (!entry.attempted && heads.get(entry.lane) !== entry) continue;
+      busy.set(entry.endpoint, (busy.get(entry.endpoint) ?? 0) + 1);
+      void this.run(entry.id, 'schedule', (s) => (s ? this.track(s) : this.entries.delete(entry.id)));
+    }
+  }
+
+  /** Per lane, the earliest delivery still waiting for its first attempt. */
+  private laneHeads(): Map<string, Entry> {
+    const heads = new Map<string, Entry>();
+    for (const e of this.entries.values()) {
+      if (e.attempted) continue;
+      const head = heads.get(e.lane);
+      if (!head || e.rank[0] < head.rank[0] || (e.rank[0] === head.rank[0] && e.rank[1] < head.rank[1])) heads.set(e.lane, e);
+    }
+    return heads;
+  }
+
+  private run(id: string, trigger: AttemptTrigger, done: (s: DeliveryState | null) => void): Promise<void> {
+    const running = this.deps
+      .attempt(id, trigger)
+      .then(done, (err: unknown) => {
+        this.deps.logger?.error({ err, delivery_id: id }, 'webhook attempt could not be made or recorded; will try again');
+        const entry = this.entries.get(id);
+        if (entry) entry.dueAt = this.deps.clock.now().getTime() + BACKOFF_AFTER_ERROR_MS;
+        if (trigger === 'redelivery') throw err;
+      })
+      .finally(() => {
+        this.inFlight.delete(id);
+        if (this.timer) this.pump();
+      });
+    this.inFlight.set(id, running.catch(() => undefined));
+    return running;
+  }
+}
