@@ -1,21 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { CatalogStore } from '../ports/catalog-store.js';
 import { CatalogIndex } from '../domain/catalog/catalog-index.js';
 import { validateCatalog, type CatalogProblem } from '../domain/catalog/validate.js';
 import type { Logger } from '../shared/logger.js';
-
-/** The demo catalog shipped in the repository, loaded when a store has no catalog yet. */
-export function demoCatalogPath(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('package root not found');
-    dir = parent;
-  }
-  return path.join(dir, 'src', 'catalog-data', 'demo-catalog.json');
-}
+import { loadDemoCatalog } from '../catalog-data/demo.js';
 
 export class CatalogImportError extends Error {
   constructor(readonly problems: CatalogProblem[]) {
@@ -36,12 +23,10 @@ export class CatalogService {
 
   /** Loads the stored catalog, seeding the demo catalog on first start. */
   async start(options: { poll?: boolean } = {}): Promise<void> {
-    let catalog = await this.deps.store.load();
+    const catalog = await this.deps.store.load();
     if (!catalog) {
-      const demo = JSON.parse(fs.readFileSync(demoCatalogPath(), 'utf8')) as unknown;
-      await this.import(demo);
+      await this.import(loadDemoCatalog());
       this.deps.logger?.info({ version: this.index!.version }, 'demo catalog loaded on first start');
-      catalog = this.index!.catalog;
     } else {
       this.index = new CatalogIndex(catalog);
       this.version = await this.deps.store.version();

@@ -1,15 +1,7 @@
 import type { z } from 'zod';
 import { ApiError, type ErrorDetail } from '../domain/errors.js';
+import { formatPath } from '../shared/json-path.js';
 
-/** `['items', 0, 'quantity']` -> `items[0].quantity`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out ? `.${String(part)}` : String(part);
-  }
-  return out;
-}
 
 /** Parses `input` or throws a 400 validation_error that names every failing parameter or field. */
 export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown, where: 'query' | 'path' | 'body' | 'header', prefix = ''): T {

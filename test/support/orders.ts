@@ -1,12 +1,11 @@
-import fs from 'node:fs';
-import { demoCatalogPath } from '../../src/application/catalog-service.js';
+import { loadDemoCatalog } from '../../src/catalog-data/demo.js';
 import type { Catalog, Store } from '../../src/domain/catalog/model.js';
 import type { Http } from './http.js';
 import { bearer } from './service.js';
 
 /** A fresh copy of the shipped demo catalog. */
 export function demoCatalog(): Catalog {
-  return JSON.parse(fs.readFileSync(demoCatalogPath(), 'utf8')) as Catalog;
+  return structuredClone(loadDemoCatalog());
 }
 
 /** The demo catalog with some stores changed (e.g. auto_accept off for deterministic manual flows). */

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { CatalogSchema, type Catalog } from './model.js';
+import { formatPath as jsonPath } from '../../shared/json-path.js';
 
 export interface CatalogProblem {
   path: string;
@@ -31,13 +32,9 @@ export function parseCatalog(json: unknown): Catalog {
   throw new Error(`invalid catalog (${result.problems.length} problems): ${first}`);
 }
 
+/** JSON path of a problem; `(root)` when the whole document is wrong. */
 export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out === '' ? '(root)' : out;
+  return jsonPath(path) || '(root)';
 }
 
 function toProblems(issue: z.core.$ZodIssue): CatalogProblem[] {
