@@ -10,6 +10,7 @@ import { buildService } from '../../src/composition/server.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { PartnerAdmin } from '../../src/application/partners.js';
+import type { Scope } from '../../src/domain/scopes.js';
 import type { WebhookOptions } from '../../src/webhooks/module.js';
 import type { WebhookEnvelope } from '../../src/webhooks/envelope.js';
 import { http as httpOf } from '../support/http.js';
@@ -99,8 +100,10 @@ export async function startWebhookService(options: { dataDir?: string; clock?: M
     clock,
     dataDir,
     scheduler: service.webhooks.scheduler,
-    partner: async (name = 'Webhook Partner'): Promise<TestPartner> => {
-      const { partner, live, sandbox } = await admin.createPartner({ name });
+    stores,
+    config,
+    partner: async (name = 'Webhook Partner', scopes?: Scope[]): Promise<TestPartner> => {
+      const { partner, live, sandbox } = await admin.createPartner({ name, ...(scopes ? { scopes } : {}) });
       return { id: partner.id, live: live.key, sandbox: sandbox.key, liveKeyId: live.record.id, sandboxKeyId: sandbox.record.id };
     },
     /** Stops the service and keeps DATA_DIR (restart tests). */
