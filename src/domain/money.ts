@@ -46,7 +46,10 @@ export function fromMajor(amount: number | string, currency: Currency): number {
   if (frac.replace(/0+$/, '').length > d) {
     throw new RangeError(`${currency} has ${d} decimals; ${text} has more`);
   }
-  const minor = Number(BigInt(whole! + frac.padEnd(d, '0').slice(0, d)));
+  const big = BigInt(whole! + frac.padEnd(d, '0').slice(0, d));
+  // Beyond 2^53 a number no longer holds every integer: refuse rather than round.
+  if (big > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${text} ${currency} is too large an amount`);
+  const minor = Number(big);
   return sign === '-' ? -minor : minor;
 }
 

@@ -3,14 +3,31 @@ import { z } from '../openapi/zod.js';
 import { Environment, IsoTimestamp } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
 
-/** Free text that is echoed back: printable, no control characters (no header or log injection). */
+/**
+ * Control (Cc) and format (Cf) characters of Unicode 17, as code point ranges. Spelled out rather
+ * than `\p{Cc}\p{Cf}` so the pattern in the OpenAPI document reads the same in every regex engine
+ * (JavaScript, Python, Rust: API tools that generate or check requests); astral ones are literal.
+ */
+const CONTROL_AND_FORMAT: ReadonlyArray<readonly [number, number]> = [
+  [0x0, 0x1f], [0x7f, 0x9f], [0xad, 0xad], [0x600, 0x605], [0x61c, 0x61c], [0x6dd, 0x6dd], [0x70f, 0x70f],
+  [0x890, 0x891], [0x8e2, 0x8e2], [0x180e, 0x180e], [0x200b, 0x200f], [0x202a, 0x202e], [0x2060, 0x2064],
+  [0x2066, 0x206f], [0xfeff, 0xfeff], [0xfff9, 0xfffb], [0x110bd, 0x110bd], [0x110cd, 0x110cd],
+  [0x13430, 0x1343f], [0x1bca0, 0x1bca3], [0x1d173, 0x1d17a], [0xe0001, 0xe0001], [0xe0020, 0xe007f],
+];
+const spell = (cp: number) => (cp <= 0xffff ? `\\u${cp.toString(16).padStart(4, '0')}` : String.fromCodePoint(cp));
+/** Printable text: no control or format characters anywhere (so no CR/LF header or log injection). */
+export const PRINTABLE_PATTERN = `^[^${CONTROL_AND_FORMAT.map(([a, b]) => (a === b ? spell(a) : `${spell(a)}-${spell(b)}`)).join('')}]*$`;
+
+/** Free text that is echoed back. Checked before trimming, so a trailing CR/LF is refused, not cut. */
 const Text = (max: number) =>
   z
     .string()
+    .regex(new RegExp(PRINTABLE_PATTERN, 'u'), 'must not contain control characters')
     .trim()
     .min(1)
     .max(max)
-    .regex(/^[^\p{Cc}\p{Cf}]*$/u, 'must not contain control characters');
+    // zod-to-openapi writes a flagged regex as `source/u`, which no string matches; give the source.
+    .openapi({ pattern: PRINTABLE_PATTERN });
 const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'must be an id (A-Z a-z 0-9 _ -)');
 
 export const Location = z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) }).strict().openapi('Location');

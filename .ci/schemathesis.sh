@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Fuzzes the running service against the OpenAPI document it serves (schemathesis, pinned below).
+# Starts the service (embedded stores, fresh DATA_DIR, free loopback port), makes a partner with the
+# CLI, runs every operation with a sandbox key, stops the service, exits with schemathesis's status.
+#
+#   bash .ci/schemathesis.sh                 # the CI run (fixed seed)
+#   ST_EXAMPLES=300 ST_SEED=7 bash .ci/schemathesis.sh
+#   ST_SERVER_LOG=/tmp/st.log bash .ci/schemathesis.sh   # keep the service's log (one line per request)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCHEMATHESIS_VERSION=4.32.5
+EXAMPLES="${ST_EXAMPLES:-100}"
+SEED="${ST_SEED:-1}"
+VENV=.venv
+
+if [[ "$("$VENV/bin/schemathesis" --version 2>/dev/null || true)" != *"version $SCHEMATHESIS_VERSION" ]]; then
+  echo "== installing schemathesis $SCHEMATHESIS_VERSION into $VENV"
+  [[ -x "$VENV/bin/pip" ]] || python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+
+# Build when dist/ is missing or older than any source file.
+if [[ ! -f dist/src/main.js ]] || [[ -n "$(find src projections -newer dist/src/main.js -name '*.ts' -print -quit)" ]]; then
+  echo "== building"
+  npm run build --silent
+fi
+
+WORK="$(mktemp -d)"
+SERVER_PID=""
+cleanup() {
+  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  if [[ -n "${ST_SERVER_LOG:-}" ]]; then cp "$WORK/server.log" "$ST_SERVER_LOG"; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+export DATA_DIR="$WORK/data"
+# With an ADMIN_TOKEN, so the fuzzer reaches the operations API (/internal) too; the config gives it the token.
+ST_ADMIN_TOKEN="$(node -e 'process.stdout.write(require("crypto").randomBytes(24).toString("hex"))')"
+export ST_ADMIN_TOKEN
+ADMIN_TOKEN="$ST_ADMIN_TOKEN" HOST=127.0.0.1 PORT=0 LOG_LEVEL=info node dist/src/main.js >"$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+
+PORT=""
+for _ in $(seq 1 300); do
+  PORT="$(sed -n 's/.*"port":\([0-9]*\).*listening on.*/\1/p' "$WORK/server.log" | head -n 1)"
+  [[ -n "$PORT" ]] && break
+  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/server.log"; echo "service exited before listening"; exit 1; }
+  sleep 0.1
+done
+[[ -n "$PORT" ]] || { cat "$WORK/server.log"; echo "service did not start"; exit 1; }
+BASE="http://127.0.0.1:$PORT"
+
+node dist/src/cli/main.js partners create --name Schemathesis --rate-limit 100000 --json >"$WORK/partner.json"
+field() { node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))[process.argv[2]])' "$WORK/partner.json" "$1"; }
+KEY="$(field sandbox_key)"
+export ST_SANDBOX_KEY="$KEY"
+LIVE_KEY="$(field live_key)"
+# Keys made by the CLI reach a running service within a second; wait until this one is accepted.
+for _ in $(seq 1 50); do
+  code="$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "$BASE/v1/ping" || true)"
+  [[ "$code" == 200 ]] && break
+  sleep 0.1
+done
+[[ "$code" == 200 ]] || { echo "the sandbox key is not accepted (last status $code)"; exit 1; }
+
+# Real orders, payment sessions and catalog ids for the fuzzer to draw from (see the file).
+node test/fuzz/schemathesis-config.mjs "$BASE" "$KEY" "$LIVE_KEY" >"$WORK/schemathesis.toml"
+
+echo "== schemathesis $SCHEMATHESIS_VERSION against $BASE (seed $SEED, $EXAMPLES examples per operation)"
+started=$SECONDS
+status=0
+"$VENV/bin/schemathesis" --config-file "$WORK/schemathesis.toml" run "$BASE/v1/openapi.json" \
+  --url "$BASE" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
+  --seed "$SEED" \
+  --max-examples "$EXAMPLES" \
+  --workers 1 \
+  --request-timeout 10 \
+  --generation-database none \
+  --suppress-health-check all \
+  --no-color \
+  --output-truncate false || status=$?
+echo "== schemathesis finished in $((SECONDS - started)) s with status $status"
+if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+  echo "== the service died during the run; the end of its log:"
+  tail -n 40 "$WORK/server.log"
+  status=1
+elif grep -q '"level":[56]0' "$WORK/server.log"; then
+  echo "== service errors logged during the run:"
+  grep '"level":[56]0' "$WORK/server.log" | head -n 20
+fi
+exit "$status"

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRINTABLE_PATTERN } from '../../src/http/schemas/order.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+
+describe('the printable-text pattern of the OpenAPI document', () => {
+  it('refuses exactly the control (Cc) and format (Cf) characters, over every code point', () => {
+    const spelled = new RegExp(PRINTABLE_PATTERN, 'u');
+    const property = /^[^\p{Cc}\p{Cf}]*$/u;
+    const differ: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue; // lone surrogates are not characters
+      const ch = String.fromCodePoint(cp);
+      if (spelled.test(ch) !== property.test(ch)) differ.push(cp.toString(16));
+    }
+    // A Node upgrade with a newer Unicode adds format characters: update CONTROL_AND_FORMAT.
+    expect(differ).toEqual([]);
+  });
+
+  it('every pattern in the served document is a plain ECMA-262 regex (no `/flags` suffix) that compiles', () => {
+    const patterns: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          if (k === 'pattern' && typeof v === 'string') patterns.push(v);
+          else walk(v);
+        }
+      }
+    };
+    walk(t.service.app.openApiDocument());
+    expect(patterns.length).toBeGreaterThan(0);
+    for (const p of patterns) {
+      expect(p, 'a flagged regex written as source/flags matches nothing').not.toMatch(/\/[dgimsuvy]+$/);
+      expect(() => new RegExp(p, 'u')).not.toThrow();
+    }
+  });
+});
