@@ -4,7 +4,9 @@ import type { Logger } from '../src/shared/logger.js';
 import { applyEvent, reads } from './projection.js';
 import type { AnyProjection } from './index.js';
 
+/** Checkpoint writes are batched: every CHECKPOINT_EVERY events, or once the log goes quiet. */
 const CHECKPOINT_EVERY = 500;
+const CHECKPOINT_IDLE_MS = 200;
 const MAX_CAS_ATTEMPTS = 20;
 
 /**
@@ -12,11 +14,18 @@ const MAX_CAS_ATTEMPTS = 20;
  * the events the projection reads (compare-and-set, so several processes can run it against one
  * store), and records how far it got. Every event moves `position`, read or not, so a reader can
  * wait for "everything up to the log's head" (read-your-writes) without any fixed sleep.
+ *
+ * The checkpoint is saved in batches, after the documents: a restart may replay the events after
+ * the last saved checkpoint, and each is a no-op because every document remembers the last revision
+ * it absorbed per stream (see applyEvent).
  */
 export class ProjectionRunner {
   private subscription: Subscription | undefined;
   private current = 0n;
+  private saved = 0n;
   private sinceCheckpoint = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
   private waiters: Array<{ position: bigint; resolve: (ok: boolean) => void }> = [];
   private restartTimer: NodeJS.Timeout | undefined;
 
@@ -29,8 +38,11 @@ export class ProjectionRunner {
     return this.current;
   }
 
-  async start(): Promise<void> {
-    this.current = await this.deps.store.checkpoint(this.projection.name);
+  /** Subscribes from the stored checkpoint (or from `from`, e.g. 0n to replay everything). */
+  async start(from?: bigint): Promise<void> {
+    this.saved = await this.deps.store.checkpoint(this.projection.name);
+    this.current = from ?? this.saved;
+    this.sinceCheckpoint = 0;
     this.subscription = this.deps.events.subscribeToAll({
       after: this.current,
       onEvent: (e) => this.handle(e),
@@ -46,14 +58,15 @@ export class ProjectionRunner {
     clearTimeout(this.restartTimer);
     await this.subscription?.stop();
     this.subscription = undefined;
-    await this.deps.store.saveCheckpoint(this.projection.name, this.current);
+    await this.flush();
   }
 
   /** Drops the read model and its checkpoint, then replays the whole log into it. */
   async rebuild(): Promise<void> {
     await this.stop();
     await this.deps.store.reset(this.projection.name, this.projection.collection);
-    await this.start();
+    // From zero, not from the stored checkpoint: another process may have saved one meanwhile.
+    await this.start(0n);
   }
 
   /** Resolves true once every event up to `position` has been applied, false after `timeoutMs`. */
@@ -75,20 +88,41 @@ export class ProjectionRunner {
   }
 
   private async handle(e: RecordedEvent): Promise<void> {
-    if (reads(this.projection, e.streamId)) {
-      await this.apply(e);
-      await this.deps.store.saveCheckpoint(this.projection.name, e.position);
-      this.sinceCheckpoint = 0;
-    } else if (++this.sinceCheckpoint >= CHECKPOINT_EVERY) {
-      await this.deps.store.saveCheckpoint(this.projection.name, e.position);
-      this.sinceCheckpoint = 0;
-    }
+    if (reads(this.projection, e.streamId)) await this.apply(e);
     this.current = e.position;
+    if (++this.sinceCheckpoint >= CHECKPOINT_EVERY) await this.flush();
+    else this.flushWhenQuiet();
     if (this.waiters.length) {
       const done = this.waiters.filter((w) => w.position <= e.position);
       this.waiters = this.waiters.filter((w) => w.position > e.position);
       for (const w of done) w.resolve(true);
     }
+  }
+
+  /** Saves the position reached, if it moved; concurrent calls are chained, never interleaved. */
+  private flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.sinceCheckpoint = 0;
+    const position = this.current;
+    const run = this.flushing
+      .catch(() => undefined)
+      .then(async () => {
+        if (position <= this.saved) return;
+        await this.deps.store.saveCheckpoint(this.projection.name, position);
+        this.saved = position;
+      });
+    this.flushing = run;
+    return run;
+  }
+
+  private flushWhenQuiet(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flush().catch((err: unknown) => this.deps.logger?.warn({ err, projection: this.projection.name }, 'checkpoint not saved; will retry'));
+    }, CHECKPOINT_IDLE_MS);
+    this.flushTimer.unref();
   }
 
   private async apply(e: RecordedEvent): Promise<void> {

@@ -46,14 +46,31 @@ export class ReadModels {
     return this.runner(name).waitFor(head, timeoutMs);
   }
 
-  async status(): Promise<Array<{ name: string; collection: string; position: string; head: string; lag: string }>> {
+  /**
+   * Each projection's progress: `position` is what this process has applied, `checkpoint` what is
+   * stored (saved in batches, so it may trail `position` briefly), `lag` is head - position.
+   */
+  async status(): Promise<ProjectionStatus[]> {
     const head = await this.deps.events.headPosition();
-    return [...this.runners.values()].map((r) => ({
-      name: r.projection.name,
-      collection: r.projection.collection,
-      position: r.position.toString(),
-      head: head.toString(),
-      lag: (head > r.position ? head - r.position : 0n).toString(),
-    }));
+    return Promise.all(
+      [...this.runners.values()].map(async (r) => ({
+        name: r.projection.name,
+        collection: r.projection.collection,
+        position: r.position.toString(),
+        checkpoint: (await this.deps.store.checkpoint(r.projection.name)).toString(),
+        head: head.toString(),
+        lag: (head > r.position ? head - r.position : 0n).toString(),
+      })),
+    );
   }
+}
+
+/** Positions as decimal strings: they are bigints (EventStoreDB commit positions exceed 2^53). */
+export interface ProjectionStatus {
+  name: string;
+  collection: string;
+  position: string;
+  checkpoint: string;
+  head: string;
+  lag: string;
 }
