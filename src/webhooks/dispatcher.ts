@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConsumerGroup, ConsumerOutcome, EventStore, RecordedEvent } from '../ports/event-store.js';
 import type { Environment } from '../ports/partner-store.js';
 import { isOrderEventType, type OrderEvent } from '../domain/order/events.js';
@@ -11,6 +12,9 @@ import type { WebhookEndpoints } from './endpoints.js';
 import { orderEnvelopes, type WebhookEnvelope } from './envelope.js';
 
 export const WEBHOOK_DISPATCHER_GROUP = 'webhook-dispatcher';
+/** A failing event is retried with growing pauses (1 s .. 30 s), then parked for an operator. */
+const MAX_RETRIES = 20;
+const backoffMs = (retryCount: number) => Math.min(1000 * 2 ** retryCount, 30_000);
 
 export interface Scheduling {
   track(state: DeliveryState): void;
@@ -25,6 +29,7 @@ export interface Scheduling {
  */
 export class WebhookDispatcher {
   private group: ConsumerGroup | undefined;
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly deps: { events: EventStore; endpoints: WebhookEndpoints; log: DeliveryLog; scheduler: Scheduling; clock: Clock; logger?: Logger },
@@ -34,13 +39,26 @@ export class WebhookDispatcher {
     this.group = this.deps.events.consumerGroup({
       group: WEBHOOK_DISPATCHER_GROUP,
       filter: { streamPrefixes: ['order-'] },
-      onError: (err) => this.deps.logger?.error({ err }, 'webhook dispatcher failed on an event; it will be retried'),
+      maxRetries: MAX_RETRIES,
+      onError: (err) => this.deps.logger?.error({ err }, 'webhook dispatcher group failed; it keeps going'),
     });
-    await this.group.start((e) => this.handle(e));
+    await this.group.start((e, { retryCount }) => this.handleOrWait(e, retryCount));
   }
 
   async stop(): Promise<void> {
+    this.stopping.abort();
     await this.group?.stop();
+  }
+
+  /** A store hiccup must not burn through the retries in a few milliseconds and park the event. */
+  private async handleOrWait(e: RecordedEvent, retryCount: number): Promise<ConsumerOutcome> {
+    try {
+      return await this.handle(e);
+    } catch (err) {
+      this.deps.logger?.error({ err, event_id: e.id, stream: e.streamId, retry_count: retryCount }, 'webhook dispatch failed; retrying');
+      await sleep(backoffMs(retryCount), undefined, { signal: this.stopping.signal }).catch(() => undefined);
+      return 'retry';
+    }
   }
 
   async handle(e: RecordedEvent): Promise<ConsumerOutcome> {

@@ -13,16 +13,22 @@ import { PartnerAdmin } from '../../src/application/partners.js';
 import type { Scope } from '../../src/domain/scopes.js';
 import type { WebhookOptions } from '../../src/webhooks/module.js';
 import type { WebhookEnvelope } from '../../src/webhooks/envelope.js';
+import type { PublicOrder } from '../../src/http/presenters/order.js';
 import { http as httpOf } from '../support/http.js';
 import { bearer, tempDataDir, type TestPartner } from '../support/service.js';
 
 // Shared by the webhook HTTP tests: a real receiver on loopback and a service whose webhook knobs
 // (resolver, reply wait) can be injected. No fixed sleeps: tests wait on received counts.
 
+/** The envelope as a receiver sees it: `data` is one of the documented shapes. */
+export type ReceivedEvent = Omit<WebhookEnvelope, 'data'> & {
+  data: { order?: PublicOrder; previous_status?: string; message?: string; partner_id?: string };
+};
+
 export interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
-  event: WebhookEnvelope;
+  event: ReceivedEvent;
   /** performance.now() when the request arrived, and when our answer to it was finished. */
   arrivedAt: number;
   answeredAt?: number;
@@ -61,7 +67,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const n = receiver.received.length;
-      const received: Received = { headers: req.headers, body, event: JSON.parse(body) as WebhookEnvelope, arrivedAt: performance.now() };
+      const received: Received = { headers: req.headers, body, event: JSON.parse(body) as ReceivedEvent, arrivedAt: performance.now() };
       receiver.received.push(received);
       res.on('finish', () => (received.answeredAt = performance.now()));
       for (const w of waiters.filter((x) => receiver.received.length >= x.count)) w.resolve();
