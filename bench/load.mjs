@@ -1,0 +1,60 @@
+// autocannon runs with a warm-up. Every answer is checked against the expected status: a
+// throughput of 404s or 429s would be a figure about the wrong thing, so those are counted and the
+// scenario fails. With `pid`, the CPU the server process used during the measured run is reported
+// too (a server below ~100% of one core is not the bottleneck: the client or the disk is).
+import fs from 'node:fs';
+import autocannon from 'autocannon';
+
+const CONNECTIONS = 100;
+const CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
+
+function once(options) {
+  return new Promise((resolve, reject) => {
+    autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+function cpuSeconds(pid) {
+  if (!pid) return NaN;
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+}
+
+/**
+ * `request`: { method, path, headers, body, setupRequest }. Options: seconds or amount, warmupSeconds,
+ * expect (status), connections, overallRate, pid. Returns requests/s with the expected status,
+ * latency percentiles (ms), how many answers were wrong, and the server's CPU use.
+ */
+export async function load(baseUrl, request, { seconds, amount, warmupSeconds = 0, expect = 200, connections = CONNECTIONS, overallRate, pid }) {
+  const base = {
+    url: baseUrl,
+    connections,
+    method: request.method ?? 'GET',
+    headers: request.headers ?? {},
+    ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+    requests: [{ path: request.path, ...(request.setupRequest ? { setupRequest: request.setupRequest } : {}) }],
+    ...(overallRate ? { overallRate } : {}),
+  };
+  if (warmupSeconds > 0) await once({ ...base, duration: warmupSeconds });
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  const result = await once({ ...base, ...(amount ? { amount } : { duration: seconds }) });
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = (cpuSeconds(pid) - cpuBefore) / elapsed;
+  const good = result.statusCodeStats?.[String(expect)]?.count ?? 0;
+  const codes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([c, s]) => [c, s.count]));
+  return {
+    // autocannon's average counts every answer; only the expected ones count here.
+    rps: good / result.duration,
+    completed: good,
+    bad: result.errors + (result.requests.total - good), // autocannon counts timeouts among errors
+    codes,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    seconds: elapsed,
+    latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    serverCpu: cpu,
+  };
+}

@@ -1,0 +1,129 @@
+// `npm run bench`: issue 7's benchmark. Measures a bare Express 5 handler, then the service (the
+// built `node dist/src/main.js`, embedded stores, fresh DATA_DIR, LOG_LEVEL=info to /dev/null) on
+// each scenario, prints one table and writes the same as JSON (bench-results.json).
+//
+//   npm run bench                      full run (10 s per load scenario, 100,000 orders for memory)
+//   npm run bench -- --quick           smoke run (a few seconds per scenario; not comparable)
+//   npm run bench -- --only ping,menu  some scenarios (ids: see SCENARIOS below)
+//   npm run bench -- --cpu-prof        also profile the service (node --cpu-prof) and summarise it
+//   npm run bench -- --synchronous NORMAL   diagnosis: order rows at NORMAL (shown, not judged)
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { ROOT, cli, startBareExpress, startService } from './service.mjs';
+import { load } from './load.mjs';
+import { printTable } from './report.mjs';
+import { describeMachine } from './machine.mjs';
+import { writeLargeCatalog } from './large-catalog.mjs';
+import * as http from './scenarios.mjs';
+import { memory, projectionLag, rebuild, webhook } from './offline-scenarios.mjs';
+import { formatSummary, summarise } from './cpuprofile-summary.mjs';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'cpu-prof': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench-results.json' },
+    // Diagnosis only: the scenario is FULL; with NORMAL the order rows are shown but not judged.
+    synchronous: { type: 'string', default: 'FULL' },
+  },
+});
+const quick = values.quick;
+const TIMING = quick
+  ? { warmupSeconds: 1, seconds: 3, memoryOrders: 5_000, lagSeconds: 2, rebuildOrders: 10_000 }
+  : { warmupSeconds: 3, seconds: 10, memoryOrders: 100_000, lagSeconds: 10, rebuildOrders: 100_000 };
+
+// Order matters: replay compares with create_max's rate.
+const SCENARIOS = ['ping', 'menu', 'search', 'order_get', 'create_max', 'create_500', 'replay', 'webhook', 'projection', 'rebuild', 'memory'];
+const only = values.only ? new Set(values.only.split(',')) : null;
+if (only) for (const id of only) if (!SCENARIOS.includes(id)) throw new Error(`unknown scenario ${id}; known: ${SCENARIOS.join(', ')}`);
+const wanted = (id) => !only || only.has(id);
+const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+const machine = describeMachine(tmp);
+log(`machine: ${machine.cpus} CPUs, ${machine.memory_gb} GB, node ${machine.node}, load ${machine.load_average_at_start.join(' ')}, ` +
+  `SQLite commits/s FULL ${machine.sqlite_commits_per_s.FULL}, NORMAL ${machine.sqlite_commits_per_s.NORMAL}`);
+
+const bare = await startBareExpress();
+const rows = [];
+const profiles = [];
+try {
+  log('bare Express 5 baseline');
+  const bareBefore = await load(bare.url, { path: '/' }, { ...TIMING, pid: bare.pid });
+  log(`bare: ${Math.round(bareBefore.rps)} req/s`);
+
+  const ctx = { timing: TIMING, bareRps: bareBefore.rps, raw: { bare_before: bareBefore }, ordersPlaced: 0, createRps: NaN, synchronous: values.synchronous };
+if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronous is FULL or NORMAL');
+  const needsService = SCENARIOS.slice(0, 7).some(wanted);
+  if (needsService) {
+    ctx.dataDir = path.join(tmp, 'service');
+    fs.mkdirSync(ctx.dataDir);
+    const catalogFile = path.join(tmp, 'catalog.json');
+    ctx.largeMenu = writeLargeCatalog(catalogFile);
+    await cli(ctx.dataDir, ['catalog', 'import', catalogFile, '--json']);
+    const partner = JSON.parse(await cli(ctx.dataDir, ['partners', 'create', '--name', 'Bench', '--rate-limit', '10000000', '--json']));
+    ctx.key = partner.live_key;
+    ctx.adminToken = randomBytes(24).toString('hex');
+    const profileDir = path.join(tmp, 'profiles');
+    const svc = await startService({
+      dataDir: ctx.dataDir,
+      env: { ADMIN_TOKEN: ctx.adminToken, SQLITE_SYNCHRONOUS: ctx.synchronous },
+      nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    });
+    ctx.url = svc.url;
+    ctx.pid = svc.pid;
+    try {
+      const steps = { ping: http.ping, menu: http.menu, search: http.search, order_get: http.orderGet, create_max: http.createMax, create_500: http.create500, replay: http.replay };
+      for (const [id, step] of Object.entries(steps)) {
+        if (!wanted(id)) continue;
+        if (id === 'replay' && !Number.isFinite(ctx.createRps)) throw new Error('replay is compared with create_max: run both');
+        log(id);
+        const r = await step(ctx);
+        rows.push(r);
+        log(`${id}: ${r.value.toFixed(1)} ${r.unit} ${r.note}`);
+      }
+    } finally {
+      await svc.stop();
+    }
+    if (values['cpu-prof']) for (const f of fs.readdirSync(profileDir)) profiles.push(path.join(profileDir, f));
+  }
+
+  const offline = { webhook, projection: projectionLag, rebuild, memory };
+  for (const [id, step] of Object.entries(offline)) {
+    if (!wanted(id)) continue;
+    log(id);
+    const r = await step({ ...ctx, tmp, quick, timing: TIMING, log });
+    rows.push(r);
+    log(`${id}: ${Number.isFinite(r.value) ? r.value.toFixed(1) : '-'} ${r.unit} ${r.note}`);
+  }
+
+  log('bare Express 5 baseline again (drift check)');
+  const bareAfter = await load(bare.url, { path: '/' }, { ...TIMING, pid: bare.pid });
+  ctx.raw.bare_after = bareAfter;
+  rows.unshift({
+    id: 'bare', scenario: 'bare Express 5, GET / -> {"ok":true}', value: bareBefore.rps, unit: 'req/s', ratio: 1, target: 'baseline', pass: null,
+    note: `${Math.round(bareAfter.rps).toLocaleString('en')} req/s when measured again at the end (ratios use the first)`,
+  });
+
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const header = `Benchmark (${quick ? 'QUICK smoke run: figures not comparable' : 'full run'}), ${new Date().toISOString()}\n` +
+    `${machine.cpus} CPUs (${machine.cpu_model}), ${machine.memory_gb} GB, node ${machine.node}, load at start ${machine.load_average_at_start.join(' ')}, ` +
+    `SQLite single-row commits/s on this disk: FULL ${machine.sqlite_commits_per_s.FULL.toLocaleString('en')}, NORMAL ${machine.sqlite_commits_per_s.NORMAL.toLocaleString('en')}\n` +
+    `command: ${command}`;
+  console.log(printTable(rows, header));
+  const out = path.resolve(ROOT, values.out);
+  fs.writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), quick, command, machine, timing: TIMING, rows, raw: ctx.raw }, null, 2) + '\n');
+  log(`wrote ${path.relative(process.cwd(), out) || out}`);
+  for (const file of profiles) {
+    const kept = path.join(ROOT, path.basename(file));
+    fs.copyFileSync(file, kept);
+    console.log(`\nservice CPU profile ${path.relative(ROOT, kept)}:\n${formatSummary(summarise(kept, 20))}`);
+  }
+} finally {
+  await bare.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}

@@ -1,0 +1,103 @@
+// The service scenarios of issue 7, each returning table rows (see report.mjs). Targets are the
+// issue's and are not adjusted here: a miss is reported as a miss.
+import { randomUUID } from 'node:crypto';
+import { load } from './load.mjs';
+import { row } from './report.mjs';
+import { bearer, freshKey, orderBody, orderWithHistory, placeOrder } from './orders.mjs';
+import { LARGE_STORE_ID } from './large-catalog.mjs';
+
+const SEARCH = '/v1/search?q=shawarma&lat=29.3349&lng=48.0878';
+
+/** A note about answers that were not the expected status (they make the row fail). */
+function badNote(r, expect) {
+  if (!r.bad) return '';
+  const codes = Object.entries(r.codes).filter(([c]) => c !== String(expect)).map(([c, n]) => `${n}x ${c}`);
+  return `${r.bad} answers were not ${expect} (${[...codes, r.errors ? `${r.errors} errors/timeouts` : ''].filter(Boolean).join(', ')})`;
+}
+
+function cpuNote(r) {
+  return Number.isFinite(r.serverCpu) ? `service CPU ${Math.round(r.serverCpu * 100)}% of one core` : '';
+}
+
+const notes = (...parts) => parts.filter(Boolean).join('; ');
+
+/** A read scenario measured as a share of the bare Express baseline. */
+async function ratioScenario(ctx, id, scenario, path, share, extraNote = '') {
+  const r = await load(ctx.url, { path, headers: bearer(ctx.key) }, { ...ctx.timing, pid: ctx.pid });
+  const ratio = r.rps / ctx.bareRps;
+  ctx.raw[id] = r;
+  return row(id, scenario, {
+    value: r.rps, unit: 'req/s', ratio, target: `>= ${share * 100}% of bare`,
+    pass: r.bad === 0 && ratio >= share, note: notes(badNote(r, 200), `p99 ${r.latency.p99} ms`, cpuNote(r), extraNote),
+  });
+}
+
+export async function ping(ctx) {
+  return ratioScenario(ctx, 'ping', 'GET /v1/ping (auth + rate limit + logging)', '/v1/ping', 0.7);
+}
+
+export async function menu(ctx) {
+  const res = await fetch(`${ctx.url}/v1/stores/${LARGE_STORE_ID}/menu`, { headers: bearer(ctx.key) });
+  const bytes = (await res.arrayBuffer()).byteLength;
+  if (res.status !== 200) throw new Error(`menu answered ${res.status}`);
+  return ratioScenario(ctx, 'menu', `GET /v1/stores/{id}/menu (${ctx.largeMenu.items} items)`, `/v1/stores/${LARGE_STORE_ID}/menu`, 0.4,
+    `response ${Math.round(bytes / 1024)} KB`);
+}
+
+export async function search(ctx) {
+  const res = await fetch(ctx.url + SEARCH, { headers: bearer(ctx.key) });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`search answered ${res.status}`);
+  return ratioScenario(ctx, 'search', 'GET /v1/search?q=shawarma&lat&lng', SEARCH, 0.3,
+    `${body.data.stores.length} stores + ${body.data.items.length} items per answer`);
+}
+
+export async function orderGet(ctx) {
+  const order = await orderWithHistory(ctx.url, ctx.key, ctx.adminToken, ctx.dataDir);
+  return ratioScenario(ctx, 'order_get', `GET /v1/orders/{id} (stream of ${order.events} events)`, `/v1/orders/${order.id}`, 0.3);
+}
+
+const createRequest = (ctx) => ({
+  method: 'POST', path: '/v1/orders', body: orderBody(),
+  headers: { ...bearer(ctx.key), 'content-type': 'application/json' }, setupRequest: freshKey,
+});
+
+/** POST /v1/orders with a fresh key per request, as fast as the service answers. */
+export async function createMax(ctx) {
+  const r = await load(ctx.url, createRequest(ctx), { ...ctx.timing, expect: 201, pid: ctx.pid });
+  ctx.raw.create_max = r;
+  ctx.ordersPlaced += r.completed;
+  ctx.createRps = r.rps;
+  return row('create_max', `POST /v1/orders, unique keys, synchronous=${ctx.synchronous}, max rate`, {
+    value: r.rps, unit: 'orders/s', ratio: r.rps / ctx.bareRps, target: '>= 1,000 orders/s',
+    pass: ctx.synchronous !== 'FULL' ? null : r.bad === 0 && r.rps >= 1000, note: notes(badNote(r, 201), `p99 ${r.latency.p99} ms`, cpuNote(r)),
+  });
+}
+
+/** The same at a fixed 500 requests/s (autocannon corrects for coordinated omission): p99 latency. */
+export async function create500(ctx) {
+  const r = await load(ctx.url, createRequest(ctx), { ...ctx.timing, expect: 201, overallRate: 500, pid: ctx.pid });
+  ctx.raw.create_500 = r;
+  ctx.ordersPlaced += r.completed;
+  const achieved = r.completed / r.seconds;
+  return row('create_p99_500', `POST /v1/orders at 500/s, synchronous=${ctx.synchronous}: p99`, {
+    value: r.latency.p99, unit: 'ms', target: '<= 25 ms',
+    pass: ctx.synchronous !== 'FULL' ? null : r.bad === 0 && r.latency.p99 <= 25 && achieved >= 475,
+    note: notes(badNote(r, 201), `achieved ${Math.round(achieved)} orders/s`, `p50 ${r.latency.p50} ms`, cpuNote(r)),
+  });
+}
+
+/** The same key and body again and again: the answer is a replay (200, Idempotent-Replayed). */
+export async function replay(ctx) {
+  const key = randomUUID();
+  await placeOrder(ctx.url, ctx.key, key);
+  ctx.ordersPlaced += 1;
+  const r = await load(ctx.url, { ...createRequest(ctx), setupRequest: undefined, headers: { ...createRequest(ctx).headers, 'idempotency-key': key } },
+    { ...ctx.timing, expect: 200, pid: ctx.pid });
+  ctx.raw.replay = r;
+  const times = r.rps / ctx.createRps;
+  return row('replay', 'POST /v1/orders replay (same key, same body)', {
+    value: r.rps, unit: 'req/s', ratio: r.rps / ctx.bareRps, target: '>= 2x the create rate',
+    pass: r.bad === 0 && times >= 2, note: notes(badNote(r, 200), `${times.toFixed(1)}x the create rate`, `p99 ${r.latency.p99} ms`, cpuNote(r)),
+  });
+}

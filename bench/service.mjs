@@ -1,0 +1,107 @@
+// Starting and talking to child processes: the bare Express baseline and the service itself.
+import { spawn, execFile } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const run = promisify(execFile);
+
+export async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs the service's CLI on a DATA_DIR and returns its stdout. */
+export async function cli(dataDir, args) {
+  const { stdout } = await run(process.execPath, [path.join(ROOT, 'dist/src/cli/main.js'), ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** Polls a URL until it answers 200, at most `timeoutMs`. */
+export async function waitForOk(url, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Keeps the last few KB of a child's stderr, to show when it fails. */
+function tail(child) {
+  let text = '';
+  child.stderr?.on('data', (chunk) => {
+    text = (text + chunk.toString()).slice(-4000);
+  });
+  return () => text;
+}
+
+export async function startBareExpress() {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench/bare-express.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr = tail(child);
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
+    child.once('exit', (code) => reject(new Error(`bare Express exited (${code}): ${stderr()}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
+}
+
+/**
+ * The service as it runs in production: `node dist/src/main.js` on the embedded stores. Its log
+ * lines (LOG_LEVEL=info, JSON) go to /dev/null through a real file descriptor, so every request
+ * still pays for building and writing its access-log line, but no terminal or pipe reader is timed.
+ */
+export async function startService({ dataDir, env = {}, nodeArgs = [] }) {
+  const port = await freePort();
+  const sink = fs.openSync('/dev/null', 'w');
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/src/main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SQLITE_SYNCHRONOUS: 'FULL', ...env },
+    stdio: ['ignore', sink, 'pipe'],
+  });
+  fs.closeSync(sink);
+  const stderr = tail(child);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = `http://127.0.0.1:${port}`;
+  await Promise.race([
+    waitForOk(`${url}/healthz`),
+    exited.then((code) => {
+      throw new Error(`service exited (${code}) before listening: ${stderr()}`);
+    }),
+  ]);
+  return { url, pid: child.pid, stderr, stop: () => stopChild(child) };
+}
+
+/** SIGTERM and wait (the service drains and exits 0, which also writes a --cpu-prof profile). */
+function stopChild(child) {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('exit', (code) => {
+      clearTimeout(force);
+      resolve(code);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Resident set size of a process in MB (Linux /proc), current and peak. */
+export function residentMb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}

@@ -1,0 +1,71 @@
+// Event appended -> webhook received: a fresh service instance (synchronous=FULL,
+// WEBHOOKS_ALLOW_PRIVATE_URLS=true) sends every event of one partner to a loopback receiver in
+// this process. Orders are placed at 100/s; each gives two events (order.created, then
+// order.status_changed when the store auto-accepts it), so about 200 events/s. The latency of an
+// event is its arrival time minus its `created` (when the change happened, taken just before the
+// append commits: a slight overestimate, never an underestimate). Same machine, same clock.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { cli, startService } from './service.mjs';
+import { load } from './load.mjs';
+import { row } from './report.mjs';
+import { bearer, freshKey, orderBody } from './orders.mjs';
+
+const ORDERS_PER_S = 100;
+const EVENTS_PER_ORDER = 2;
+
+function receiver() {
+  const lags = new Map();
+  let duplicates = 0;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const arrived = Date.now();
+      res.writeHead(204).end();
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (req.headers['service-event-id'] !== event.id) throw new Error('Service-Event-Id does not match the body');
+      if (lags.has(event.id)) duplicates++;
+      else lags.set(event.id, arrived - Date.parse(event.created));
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}/hook`, lags, duplicates: () => duplicates, close: () => server.close() })),
+  );
+}
+
+export async function webhookLatency({ tmp, timing, log }) {
+  const dataDir = path.join(tmp, 'webhooks');
+  fs.mkdirSync(dataDir);
+  const partner = JSON.parse(await cli(dataDir, ['partners', 'create', '--name', 'Bench webhooks', '--rate-limit', '10000000', '--json']));
+  const hooks = await receiver();
+  const svc = await startService({ dataDir, env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', SQLITE_SYNCHRONOUS: 'FULL' } });
+  try {
+    const put = await fetch(`${svc.url}/v1/webhooks/endpoint`, {
+      method: 'PUT',
+      headers: { ...bearer(partner.live_key), 'content-type': 'application/json' },
+      body: JSON.stringify({ url: hooks.url, events: ['order.created', 'order.status_changed'] }),
+    });
+    if (put.status !== 201) throw new Error(`PUT /v1/webhooks/endpoint answered ${put.status}: ${await put.text()}`);
+    const request = { method: 'POST', path: '/v1/orders', body: orderBody(), headers: { ...bearer(partner.live_key), 'content-type': 'application/json' }, setupRequest: freshKey };
+    const r = await load(svc.url, request, { seconds: timing.seconds, expect: 201, overallRate: ORDERS_PER_S, connections: 20, pid: svc.pid });
+    const expected = r.completed * EVENTS_PER_ORDER;
+    const deadline = Date.now() + 60_000;
+    while (hooks.lags.size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    log(`webhook: ${hooks.lags.size} of ${expected} events received`);
+    const lags = [...hooks.lags.values()].sort((a, b) => a - b);
+    const pct = (q) => lags[Math.min(lags.length - 1, Math.floor(q * lags.length))] ?? NaN;
+    const rate = expected / r.seconds;
+    const complete = hooks.lags.size >= expected;
+    return row('webhook', 'event appended -> webhook received (loopback, 200 events/s): p99', {
+      value: pct(0.99), unit: 'ms', target: '<= 100 ms',
+      pass: r.bad === 0 && complete && rate >= 190 && pct(0.99) <= 100,
+      note: `${hooks.lags.size} of ${expected} events received at ${Math.round(rate)} events/s offered (${Math.round(r.completed / r.seconds)} orders/s, synchronous=FULL); ` +
+        `p50 ${pct(0.5)} ms, max ${lags.at(-1)} ms; ${hooks.duplicates()} duplicates${r.bad ? `; ${r.bad} order answers were not 201` : ''}`,
+    });
+  } finally {
+    await svc.stop();
+    hooks.close();
+  }
+}
