@@ -7,21 +7,21 @@ export const orderIdOf = (streamId: string, prefix: string): string | null => (s
 /**
  * Every order read model folds the same events through the order machine, and one fold costs tens
  * of microseconds. The fold is a pure function of (previous view, event), so recent results are
- * remembered by the event (stream, revision, id) together with the previous view's identity (views
- * are never mutated): the next read model folding the same event onto the same view gets the same
- * view back without running the machine again. Bounded: when full it is simply emptied, and a miss
- * only costs the fold.
+ * remembered: a later fold of the same event (same stream, revision, id and body) onto the same
+ * view object (views are never mutated) gets the same view back without running the machine again.
+ * Bounded: when full it is emptied; a miss only costs the fold.
  */
-const recent = new Map<string, { previous: OrderView | null; next: OrderView }>();
+const recent = new Map<string, { previous: OrderView | null; body: string; next: OrderView }>();
 const RECENT_MAX = 4_096;
 
 /** The order after one more event, folded by the order machine itself (no second copy of its rules). */
 export function nextOrderView(view: OrderView | null, e: ProjectedEvent): OrderView {
   const key = `${e.streamId}#${e.revision}#${e.id}`;
+  const body = JSON.stringify(e.data);
   const known = recent.get(key);
-  if (known && known.previous === view) return known.next;
+  if (known && known.previous === view && known.body === body) return known.next;
   const next = evolve(view ? stateFromView(view) : initialState(), { type: e.type, data: e.data } as OrderEvent).order!;
   if (recent.size >= RECENT_MAX) recent.clear();
-  recent.set(key, { previous: view, next });
+  recent.set(key, { previous: view, body, next });
   return next;
 }
