@@ -4,7 +4,7 @@ import { rehydrate } from '../../src/domain/order/state.js';
 import { applyEvent, type ProjectedEvent } from '../../projections/projection.js';
 import { tracking, type TrackingDocument } from '../../projections/tracking.js';
 import type { StoredDocument } from '../../src/ports/read-model-store.js';
-import { at, ev, history, PICKUP, RIDER, TOTAL } from './order-fixtures.js';
+import { at, ev, history, RIDER, TOTAL } from './order-fixtures.js';
 import { frozen, position, project, recorded } from './projection-fixtures.js';
 
 const timeline = (events: OrderEvent[]) => project(tracking, recorded(events))!.doc.timeline;
