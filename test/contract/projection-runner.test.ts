@@ -1,0 +1,230 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MongoClient, type Db } from 'mongodb';
+import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import { MemoryReadModelStore } from '../../src/adapters/memory/read-model-store.js';
+import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
+import type { OrderEvent } from '../../src/domain/order/events.js';
+import type { ReadModelStore, StoredDocument } from '../../src/ports/read-model-store.js';
+import type { AnyProjection } from '../../projections/index.js';
+import { ordersList } from '../../projections/orders-list.js';
+import { tracking } from '../../projections/tracking.js';
+import { ProjectionRunner } from '../../projections/runner.js';
+import { ev } from '../unit/order-fixtures.js';
+import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
+
+const PROJECTIONS = [ordersList, tracking] as unknown as AnyProjection[];
+const WAIT_MS = 15_000;
+
+/** A read-model store that counts what the runner asks of it; `checkpoints: false` drops checkpoint writes (a crash before the batch was saved). */
+class CountingStore implements ReadModelStore {
+  gets = 0;
+  puts = 0;
+  lostRaces = 0;
+  constructor(private readonly inner: ReadModelStore, private readonly checkpoints = true) {}
+  get: ReadModelStore['get'] = (c, id) => (this.gets++, this.inner.get(c, id));
+  put: ReadModelStore['put'] = async (c, next, seq) => {
+    this.puts++;
+    const ok = await this.inner.put(c, next, seq);
+    if (!ok) this.lostRaces++;
+    return ok;
+  };
+  find: ReadModelStore['find'] = (c, q) => this.inner.find(c, q);
+  count: ReadModelStore['count'] = (c, w) => this.inner.count(c, w);
+  saveCheckpoint: ReadModelStore['saveCheckpoint'] = async (p, pos) => (this.checkpoints ? this.inner.saveCheckpoint(p, pos) : undefined);
+  checkpoint: ReadModelStore['checkpoint'] = (p) => this.inner.checkpoint(p);
+  reset: ReadModelStore['reset'] = (p, c) => this.inner.reset(p, c);
+  all: ReadModelStore['all'] = (c) => this.inner.all(c);
+  close = () => this.inner.close();
+}
+
+const mongoUrl = requireMongoUrl('projection runner (MongoDB read models)');
+let client: MongoClient | undefined;
+const dbs: Db[] = [];
+afterAll(async () => {
+  for (const db of dbs) await db.dropDatabase().catch(() => undefined);
+  await client?.close();
+});
+
+const adapters: Array<[string, () => Promise<ReadModelStore>]> = [['memory', async () => new MemoryReadModelStore()]];
+if (mongoUrl) {
+  adapters.push([
+    'MongoDB',
+    async () => {
+      client ??= await new MongoClient(mongoUrl).connect();
+      const db = client.db(uniqueDbName('runner'));
+      dbs.push(db);
+      return new MongoReadModelStore(db);
+    },
+  ]);
+}
+
+let dir: string;
+let events: SqliteEventStore;
+const running: ProjectionRunner[] = [];
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runner-'));
+  events = new SqliteEventStore({ file: path.join(dir, 'events.db'), synchronous: 'NORMAL' });
+});
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.stop();
+  await events.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function runner(projection: AnyProjection, store: ReadModelStore): ProjectionRunner {
+  const r = new ProjectionRunner(projection, { events, store });
+  running.push(r);
+  return r;
+}
+
+/** A delivery order's whole life, appended in steps the way commands append them; returns the last position. */
+async function appendOrder(n: number, steps: OrderEvent[][] = lifeOf(n)): Promise<bigint> {
+  let position = 0n;
+  const stream = `order-sbx_ord_${n}`;
+  let revision: number | 'no_stream' = (await events.readStream(stream, { backwards: true, maxCount: 1 }))[0]?.revision ?? 'no_stream';
+  for (const step of steps) {
+    const metadata = { actor: 'system', partner_id: 'ptn_1', environment: 'sandbox' };
+    const r = await events.append(stream, step.map((e) => ({ type: e.type, data: e.data as unknown as Record<string, unknown>, metadata })), { expectedRevision: revision });
+    revision = r.nextExpectedRevision;
+    position = r.position;
+  }
+  return position;
+}
+const lifeOf = (n: number): OrderEvent[][] => [[ev.placed({ order_id: `sbx_ord_${n}`, reference: `ref-${n}` })], [ev.accepted()], [ev.started(), ev.rider()], [ev.packed()], [ev.pickedUp()], [ev.delivered()]];
+
+async function appendPositions(n: number, count: number, from = 0): Promise<bigint> {
+  let position = 0n;
+  for (let i = from; i < from + count; i++) {
+    const at = new Date(Date.UTC(2026, 9, 12, 11, 0, i)).toISOString();
+    const r = await events.append(`rider-sbx_ord_${n}`, [{ type: 'RiderLocationUpdated', data: { order_id: `sbx_ord_${n}`, lat: 29 + i / 1000, lng: 48, at }, metadata: {} }], { expectedRevision: 'any' });
+    if (r.nextExpectedRevision === 0) await events.setStreamMaxCount(`rider-sbx_ord_${n}`, 50);
+    position = r.position;
+  }
+  return position;
+}
+
+async function reachHead(...runners: ProjectionRunner[]): Promise<void> {
+  const head = await events.headPosition();
+  for (const r of runners) expect(await r.waitFor(head, WAIT_MS)).toBe(true);
+}
+
+/** What an audit compares: ids, documents and per-stream revisions. */
+const comparable = (docs: Array<StoredDocument<unknown>>) => docs.map(({ id, doc, versions }) => ({ id, doc, versions }));
+
+describe.each(adapters)('projection runner over the embedded event store, %s read models', (_name, open) => {
+  it('when a runner is stopped and started again, then it resumes from its checkpoint and applies nothing twice', async () => {
+    const store = new CountingStore(await open());
+    const first = runner(ordersList as unknown as AnyProjection, store);
+    await first.start();
+    for (let n = 0; n < 5; n++) await appendOrder(n);
+    await reachHead(first);
+    await first.stop();
+    const head = await events.headPosition();
+    expect(await store.checkpoint(ordersList.name)).toBe(head);
+
+    const again = new CountingStore(store);
+    const second = runner(ordersList as unknown as AnyProjection, again);
+    await second.start();
+    expect(second.position).toBe(head);
+    await appendOrder(5);
+    await events.append('unrelated-1', [{ type: 'Noise', data: {}, metadata: {} }], { expectedRevision: 'any' });
+    await reachHead(second);
+    expect(again.gets).toBe(7); // only the new order's seven events were read: nothing before the checkpoint
+    const docs = await store.all<{ status: string }>(ordersList.collection);
+    expect(docs).toHaveLength(6);
+    for (const d of docs) {
+      expect(d.seq).toBe(7); // seven events per order, each absorbed exactly once
+      expect(d.doc.status).toBe('delivered');
+    }
+  });
+
+  it('when a process dies before its checkpoint was saved, then the restart replays those events and they are no-ops', async () => {
+    const inner = await open();
+    const crashing = runner(ordersList as unknown as AnyProjection, new CountingStore(inner, false));
+    await crashing.start();
+    for (let n = 0; n < 3; n++) await appendOrder(n);
+    await reachHead(crashing);
+    await crashing.stop();
+    const before = await inner.all(ordersList.collection);
+    expect(await inner.checkpoint(ordersList.name)).toBe(0n);
+
+    const counting = new CountingStore(inner);
+    const restarted = runner(ordersList as unknown as AnyProjection, counting);
+    await restarted.start();
+    await reachHead(restarted);
+    expect(counting.gets).toBe(21);
+    expect(counting.puts).toBe(0);
+    expect(await inner.all(ordersList.collection)).toEqual(before);
+  });
+
+  it('when a read model is rebuilt from zero, then its documents equal the ones the live run built', async () => {
+    const store = await open();
+    const live = PROJECTIONS.map((p) => runner(p, store));
+    for (const r of live) await r.start();
+    for (let n = 0; n < 4; n++) await appendOrder(n, lifeOf(n).slice(0, 3));
+    // Order 0's rider stream ends up trimmed to its newest 50 positions; the live run saw all 60.
+    for (let i = 0; i < 60; i++) {
+      await appendPositions(0, 1, i);
+      await reachHead(...live);
+    }
+    for (let n = 1; n < 4; n++) await appendPositions(n, 2);
+    for (let n = 0; n < 4; n++) await appendOrder(n, lifeOf(n).slice(3));
+    await reachHead(...live);
+    const built = await Promise.all(PROJECTIONS.map((p) => store.all(p.collection)));
+    expect(built[0]).toHaveLength(4);
+
+    for (const r of live) await r.rebuild();
+    await reachHead(...live);
+    const rebuilt = await Promise.all(PROJECTIONS.map((p) => store.all(p.collection)));
+    expect(comparable(rebuilt[0]!)).toEqual(comparable(built[0]!));
+    expect(comparable(rebuilt[1]!)).toEqual(comparable(built[1]!));
+    expect(rebuilt[0]!.map((d) => d.seq)).toEqual(built[0]!.map((d) => d.seq));
+    // seq counts absorbed events: the trimmed rider stream gave the rebuild 10 fewer to absorb.
+    expect(built[1]!.map((d) => d.seq)).toEqual(rebuilt[1]!.map((d, i) => d.seq + (i === 0 ? 10 : 0)));
+  });
+
+  it('when two runners of one projection share one store and run at the same time, then the documents are exactly what one runner builds', async () => {
+    for (let n = 0; n < 10; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
+    const shared = new CountingStore(await open());
+    const alone = await open();
+    const pairs = PROJECTIONS.map((p) => [runner(p, shared), runner(p, shared)] as const);
+    const single = PROJECTIONS.map((p) => runner(p, alone));
+    await Promise.all([...pairs.flat(), ...single].map((r) => r.start()));
+    // More events while both run: they race on the same documents.
+    for (let n = 0; n < 10; n++) {
+      await appendOrder(n, lifeOf(n).slice(2));
+      await appendPositions(n, 3);
+    }
+    await reachHead(...pairs.flat(), ...single);
+    for (const p of PROJECTIONS) {
+      const one = await alone.all(p.collection);
+      expect(one).toHaveLength(10);
+      expect(await shared.all(p.collection)).toEqual(one); // ids, documents, versions and seq
+    }
+    if (_name === 'memory') expect(shared.lostRaces).toBeGreaterThan(0); // the race really happened
+  });
+});
+
+describe('ProjectionRunner.waitFor', () => {
+  it('when the runner passes the position, then the promise resolves true and the write is readable', async () => {
+    const store = new MemoryReadModelStore();
+    const r = runner(ordersList as unknown as AnyProjection, store);
+    await r.start();
+    const position = await appendOrder(1, lifeOf(1).slice(0, 1));
+    expect(await r.waitFor(position, WAIT_MS)).toBe(true);
+    expect((await store.get<{ status: string }>(ordersList.collection, 'sbx_ord_1'))!.doc.status).toBe('placed');
+    // Events the projection does not read move its position too (read-your-writes waits on the log head).
+    const other = await events.append('unrelated-1', [{ type: 'Noise', data: {}, metadata: {} }], { expectedRevision: 'any' });
+    expect(await r.waitFor(other.position, WAIT_MS)).toBe(true);
+    expect(await r.waitFor(1n, 0)).toBe(true);
+  });
+
+  it('when the position is never reached, then it resolves false after the timeout', async () => {
+    const r = runner(ordersList as unknown as AnyProjection, new MemoryReadModelStore());
+    await r.start();
+    expect(await r.waitFor(1_000n, 50)).toBe(false);
+  });
+});
