@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import type { OrderEvent } from '../../src/domain/order/events.js';
 import { rehydrate } from '../../src/domain/order/state.js';
 import { applyEvent } from '../../projections/projection.js';
-import { ordersList } from '../../projections/orders-list.js';
+import { ordersList, type OrderListEntry } from '../../projections/orders-list.js';
+import type { StoredDocument } from '../../src/ports/read-model-store.js';
 import { ev, history, PICKUP, TOTAL } from './order-fixtures.js';
 import { frozen, project, recorded } from './projection-fixtures.js';
 
@@ -46,7 +47,7 @@ describe('orders-list projection', () => {
   });
 
   it.each(Object.entries(HISTORIES))('when every event of "%s" is applied twice, then the second time changes nothing', (_name, events) => {
-    let doc = null;
+    let doc: StoredDocument<OrderListEntry> | null = null;
     for (const e of recorded(events)) {
       doc = frozen(applyEvent(ordersList, doc, e)!);
       expect(applyEvent(ordersList, doc, e)).toBeNull();
@@ -68,7 +69,7 @@ describe('orders-list projection', () => {
         fc.array(fc.array(fc.nat(), { maxLength: 4 }), { minLength: 12, maxLength: 12 }),
         (events, stale) => {
           const log = recorded(events);
-          let doc = null;
+          let doc: StoredDocument<OrderListEntry> | null = null;
           log.forEach((e, i) => {
             doc = applyEvent(ordersList, doc, e) ?? doc;
             for (const n of stale[i]!) doc = applyEvent(ordersList, doc, log[n % (i + 1)]!) ?? doc;
