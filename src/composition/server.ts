@@ -16,6 +16,7 @@ import { pingRoutes } from '../http/routes/ping.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { orderRoutes } from '../http/routes/orders.js';
 import { internalRoutes } from '../http/routes/internal.js';
+import { internalReadModelRoutes } from '../http/routes/internal-read-models.js';
 import { checkoutRoutes } from '../http/routes/checkout.js';
 import { catalogRoutes } from '../http/routes/catalog.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
@@ -79,6 +80,7 @@ export async function buildService(config: Config, stores: Stores, deps: { logge
     ...orderReadRoutes({ queries: services.queries }),
     ...checkoutRoutes({ checkout: services.checkout, orders: services.orders }),
     ...internalRoutes({ orders: services.orders, riders: services.riders }),
+    ...internalReadModelRoutes({ readModels: services.readModels }),
     ...catalogRoutes({ catalog: services.catalog, clock: deps.clock }),
     ...webhookRoutes({ endpoints: webhooks.endpoints, deliveries: webhooks.deliveries }),
   ];
