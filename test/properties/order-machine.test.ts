@@ -7,7 +7,8 @@ import type { OrderStatus } from '../../src/domain/order/machine.js';
 import { evolve, initialState, type OrderState } from '../../src/domain/order/state.js';
 import { placedData, RIDER } from '../unit/order-fixtures.js';
 
-fc.configureGlobal({ seed: 20261121, numRuns: 400 });
+// A fixed seed keeps CI deterministic; FC_SEED=<n> explores other inputs locally.
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 20261121), numRuns: 400 });
 
 type From = OrderStatus | 'none';
 
@@ -45,6 +46,7 @@ const PATH: Record<Fulfilment, OrderStatus[]> = {
 const TOTAL = 2500;
 const amount = fc.oneof(
   fc.constant(TOTAL),
+  fc.integer({ min: 1, max: TOTAL - 1 }),
   fc.integer({ min: -5, max: TOTAL + 5 }),
   fc.constantFrom(0, 1, TOTAL - 1, TOTAL + 1, 0.5, Number.MAX_SAFE_INTEGER, -TOTAL),
 );
@@ -91,12 +93,12 @@ const command: fc.Arbitrary<OrderCommand> = fc.oneof(
     weight: 12,
   },
   { arbitrary: fc.constantFrom<OrderCommand>({ type: 'recordPaymentFailed', reason: 'declined' }, { type: 'refund' }), weight: 2 },
-  { arbitrary: amount.map((a): OrderCommand => ({ type: 'refund', amount: a })), weight: 2 },
+  { arbitrary: amount.map((a): OrderCommand => ({ type: 'refund', amount: a })), weight: 4 },
   { arbitrary: amount.map((a): OrderCommand => ({ type: 'recordPaymentSucceeded', amount: a, provider_ref: 'pi_1' })), weight: 2 },
 );
 /** Mostly histories that start by placing an order; sometimes commands on an unplaced order. */
 const commands = fc.oneof(
-  { arbitrary: fc.tuple(place, fc.array(command, { maxLength: 30 })).map(([p, rest]) => [p, ...rest]), weight: 9 },
+  { arbitrary: fc.tuple(place, fc.array(command, { maxLength: 30, size: 'max' })).map(([p, rest]) => [p, ...rest]), weight: 9 },
   { arbitrary: fc.array(command, { minLength: 1, maxLength: 10 }), weight: 1 },
 );
 
@@ -160,7 +162,7 @@ describe('order machine: any sequence of commands stays inside the spec', () => 
           seen.add(statusOf(state));
         }
       }),
-      { numRuns: 1000 },
+      { numRuns: 2000 },
     );
     // Otherwise the property above could pass by never leaving `placed`.
     expect([...seen].sort()).toEqual(
