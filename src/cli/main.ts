@@ -5,6 +5,10 @@ import { registerPartnerCommands } from './commands/partners.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerOpsCommands } from './commands/ops.js';
 import { registerCatalogCommands } from './commands/catalog.js';
+import { registerOrderCommands } from './commands/orders.js';
+import { registerStreamCommands } from './commands/streams.js';
+import { registerProjectionCommands } from './commands/projections.js';
+import { registerAuditCommands } from './commands/audit.js';
 
 const program = new Command()
   .name('partner-ordering')
@@ -16,6 +20,10 @@ registerPartnerCommands(program);
 registerKeyCommands(program);
 registerOpsCommands(program);
 registerCatalogCommands(program);
+registerOrderCommands(program);
+registerStreamCommands(program);
+registerProjectionCommands(program);
+registerAuditCommands(program);
 
 try {
   await program.parseAsync(process.argv);

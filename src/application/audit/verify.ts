@@ -1,0 +1,89 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { EventStore } from '../../ports/event-store.js';
+import type { ReadModelStore, StoredDocument } from '../../ports/read-model-store.js';
+import { PROJECTIONS, type AnyProjection } from '../../../projections/index.js';
+import { diffDocuments, type Difference } from './diff.js';
+import { Replay } from './replay.js';
+
+/** The read models a running service serves: straight from its store, or through its internal API. */
+export interface ServedReadModels {
+  /** Where they are read from, for the report. */
+  readonly source: string;
+  /** Log position each projection (by name) has applied; absent when the service does not know it. */
+  positions(): Promise<Map<string, bigint>>;
+  documents(collection: string): Promise<Array<StoredDocument<unknown>>>;
+}
+
+/** Served read models kept in a store (MongoDB): positions are the stored checkpoints. */
+export function servedFromStore(store: ReadModelStore, source: string, projections: readonly AnyProjection[] = PROJECTIONS): ServedReadModels {
+  return {
+    source,
+    positions: async () => new Map(await Promise.all(projections.map(async (p) => [p.name, await store.checkpoint(p.name)] as const))),
+    documents: (collection) => store.all(collection),
+  };
+}
+
+export interface ReadModelSummary {
+  projection: string;
+  collection: string;
+  replayed: number;
+  served: number;
+  servedPosition: bigint | null;
+}
+
+export interface AuditReport {
+  source: string;
+  /** The log position the replay and the comparison cover. */
+  head: bigint;
+  readModels: ReadModelSummary[];
+  differences: Difference[];
+  /** Projections the service had not applied up to `head` when compared (their differences may be lag). */
+  behind: string[];
+}
+
+export interface AuditOptions {
+  projections?: readonly AnyProjection[];
+  /** How long to wait for the service to apply everything up to the head; default 10 s. */
+  waitMs?: number;
+  pollMs?: number;
+  /** Comparisons to try while the log keeps moving under a live service; default 3. */
+  rounds?: number;
+}
+
+/**
+ * Replays the whole log into fresh read models and compares them with the served ones. The service
+ * may be writing meanwhile: the replay stops at the head it saw, the comparison waits (bounded) for
+ * the service to pass that head, and when documents differ while the log has moved, it replays the
+ * new events and compares again, so only differences that stay are reported.
+ */
+export async function verifyReadModels(events: EventStore, served: ServedReadModels, options: AuditOptions = {}): Promise<AuditReport> {
+  const projections = options.projections ?? PROJECTIONS;
+  const replay = new Replay(events, projections);
+  const rounds = options.rounds ?? 3;
+  for (let round = 1; ; round++) {
+    const head = await events.headPosition();
+    await replay.advanceTo(head);
+    const positions = await waitUntilApplied(served, projections, head, options.waitMs ?? 10_000, options.pollMs ?? 100);
+    const readModels: ReadModelSummary[] = [];
+    const differences: Difference[] = [];
+    for (const p of projections) {
+      const expected = replay.documents(p.collection);
+      const got = await served.documents(p.collection);
+      differences.push(...diffDocuments(p.collection, expected, got));
+      readModels.push({ projection: p.name, collection: p.collection, replayed: expected.length, served: got.length, servedPosition: positions.get(p.name) ?? null });
+    }
+    const behind = readModels.filter((r) => r.servedPosition === null || r.servedPosition < head).map((r) => r.projection);
+    const moved = (await events.headPosition()) !== head;
+    if (differences.length === 0 || !moved || round >= rounds) return { source: served.source, head, readModels, differences, behind };
+  }
+}
+
+async function waitUntilApplied(served: ServedReadModels, projections: readonly AnyProjection[], head: bigint, waitMs: number, pollMs: number): Promise<Map<string, bigint>> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const positions = await served.positions();
+    const done = projections.every((p) => (positions.get(p.name) ?? -1n) >= head);
+    if (done || Date.now() >= deadline) return positions;
+    await delay(pollMs);
+  }
+}

@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ProjectionStatus } from '../../application/read-models.js';
+import { parsePositiveInt } from '../options.js';
+import { CliError, printJson, printTable } from '../context.js';
+import { InternalApi } from './internal-api.js';
+
+const URL_HELP = 'base URL of the running service (default http://localhost:$PORT)';
+const TOKEN_HELP = '\nThe read models live in the running service: these commands use its /internal API with ADMIN_TOKEN from the environment.';
+
+export function registerProjectionCommands(program: Command): void {
+  const projections = program.command('projections').description("The service's read models: progress and rebuilds (through a running service)");
+  projections
+    .command('status')
+    .description("Each projection's applied position, stored checkpoint, the log head and the lag")
+    .option('--url <url>', URL_HELP)
+    .option('--json', 'print JSON')
+    .addHelpText('after', `${TOKEN_HELP}\n\nExample:\n  ADMIN_TOKEN=... projections status --url http://localhost:3000`)
+    .action(async (opts: { url?: string; json?: boolean }) => {
+      const status = (await new InternalApi(opts).get<ProjectionStatus[]>('/internal/projections')).data;
+      if (opts.json) printJson(status);
+      else printTable(status.map(({ name, collection, position, checkpoint, head, lag }) => ({ name, collection, position, checkpoint, head, lag })));
+    });
+  projections
+    .command('rebuild')
+    .description('Drop a read model (or all of them) and replay the whole log into it; waits until it has caught up')
+    .argument('[name]', 'projection name (see projections status); all when omitted')
+    .option('--url <url>', URL_HELP)
+    .option('--timeout <seconds>', 'give up waiting after this long (the rebuild goes on)', parsePositiveInt, 600)
+    .addHelpText('after', `${TOKEN_HELP}\n\nExamples:\n  projections rebuild orders-list\n  projections rebuild`)
+    .action(async (name: string | undefined, opts: { url?: string; timeout: number }) => {
+      const api = new InternalApi(opts);
+      const names = name ? [name] : (await api.get<ProjectionStatus[]>('/internal/projections')).data.map((s) => s.name);
+      for (const n of names) {
+        const started = (await api.post<ProjectionStatus>(`/internal/projections/${encodeURIComponent(n)}/rebuild`)).data;
+        process.stdout.write(`rebuilding ${n} from position 0 up to ${started.head}...\n`);
+      }
+      const deadline = Date.now() + opts.timeout * 1000;
+      for (;;) {
+        const status = (await api.get<ProjectionStatus[]>('/internal/projections')).data.filter((s) => names.includes(s.name));
+        if (status.every((s) => s.lag === '0')) {
+          for (const s of status) process.stdout.write(`rebuilt ${s.name}: at position ${s.position}\n`);
+          return;
+        }
+        if (Date.now() > deadline) throw new CliError(`still rebuilding after ${opts.timeout} s (it goes on in the service): ${status.map((s) => `${s.name} lag ${s.lag}`).join(', ')}`);
+        await delay(200);
+      }
+    });
+}
