@@ -19,6 +19,7 @@ import { SqliteConsumerGroup } from './event-store-consumer-group.js';
 import { EVENT_COLUMNS, PageReader, toRecordedEvent, type EventRow } from './event-store-reader.js';
 import { tailSubscription } from './event-store-tail.js';
 import { Wakeup } from './event-store-wakeup.js';
+import { GroupCommit } from './event-store-group-commit.js';
 
 /**
  * Schema of the embedded event store. `position` is the global order (AUTOINCREMENT: never
@@ -80,10 +81,14 @@ export class SqliteEventStore implements EventStore {
   private readonly runningGroups = new Set<string>();
   private readonly sql;
   private readonly appendTx;
+  private readonly writes: GroupCommit;
+  private readonly file: string;
+  private bookkeepingDb: Database.Database | undefined;
 
   constructor(options: SqliteEventStoreOptions) {
     this.clock = options.clock ?? systemClock;
     this.pollMs = options.pollIntervalMs ?? 25;
+    this.file = options.file;
     // timeout: how long a writer waits for another process's write lock (SQLITE_BUSY otherwise).
     this.db = new Database(options.file, { timeout: 5000 });
     this.db.pragma('journal_mode = WAL');
@@ -136,6 +141,7 @@ export class SqliteEventStore implements EventStore {
       if (stream?.max_count) this.sql.trim.run(streamId, revision - stream.max_count);
       return { nextExpectedRevision: revision, position };
     });
+    this.writes = new GroupCommit(db, () => this.wakeup.notify());
   }
 
   async append(
@@ -150,11 +156,9 @@ export class SqliteEventStore implements EventStore {
       throw new TypeError(`expectedRevision must be a revision (integer >= 0), got ${expected}`);
     }
     const prepared = events.map(prepareEvent);
-    // IMMEDIATE: take the write lock before reading the revision, so two processes cannot both
-    // pass the expected-revision check.
-    const result = this.appendTx.immediate(streamId, prepared, expected);
-    this.wakeup.notify();
-    return result;
+    // Committed with the other appends of this event-loop turn in one IMMEDIATE transaction (the
+    // write lock is taken before any revision is read, so two processes cannot both pass the check).
+    return this.writes.write(() => this.appendTx(streamId, prepared, expected));
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -203,7 +207,7 @@ export class SqliteEventStore implements EventStore {
 
   consumerGroup(options: ConsumerGroupOptions): ConsumerGroup {
     const deps = {
-      db: this.db, reader: this.reader, wakeup: this.wakeup, clock: this.clock,
+      db: this.bookkeeping(), reader: this.reader, wakeup: this.wakeup, clock: this.clock,
       pollMs: this.pollMs, running: this.runningGroups,
     };
     const group = new SqliteConsumerGroup(deps, options);
@@ -212,8 +216,28 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    if (this.db.open) this.writes.flush();
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await Promise.all([...this.groups].map((g) => g.stop()));
+    if (this.bookkeepingDb?.open) this.bookkeepingDb.close();
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * Consumer groups keep their checkpoints, retry counts and parked events on a second connection
+   * with synchronous=NORMAL: a settle costs no fsync. A process crash loses nothing (WAL); a power
+   * loss can lose the newest settles, and those events are delivered again, which at-least-once
+   * delivery allows. A settle is never durable before the events it follows: those were appended
+   * earlier to the same WAL, with FULL. Without this, every settled event cost one fsync, one at a
+   * time per group, and the event loop waited for each.
+   */
+  private bookkeeping(): Database.Database {
+    // An in-memory database cannot be opened twice; it has no fsync to save either.
+    if (this.file === ':memory:' || this.file === '') return this.db;
+    if (!this.bookkeepingDb) {
+      this.bookkeepingDb = new Database(this.file, { timeout: 5000 });
+      this.bookkeepingDb.pragma('synchronous = NORMAL');
+    }
+    return this.bookkeepingDb;
   }
 }
