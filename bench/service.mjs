@@ -50,8 +50,11 @@ function tail(child) {
   return () => text;
 }
 
-export async function startBareExpress() {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench/bare-express.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startBareExpress({ blobFile } = {}) {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench/bare-express.mjs')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...(blobFile ? { BENCH_BLOB_FILE: blobFile } : {}) },
+  });
   const stderr = tail(child);
   const port = await new Promise((resolve, reject) => {
     child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
