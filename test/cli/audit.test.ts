@@ -247,7 +247,7 @@ describe.skipIf(!mongoUrl)('audit verify, READ_STORE=mongodb (read straight from
     const db = client.db(dbName);
     await db.collection<{ _id: string }>('rm_orders').updateOne({ _id: ids[0]! }, { $set: { 'doc.status': 'delivered', 'doc.order.pricing.total': 1 } });
     await db.collection<{ _id: string }>('rm_tracking').deleteOne({ _id: ids[1]! });
-    await db.collection<{ _id: string }>('rm_tracking').insertOne({ _id: 'ord_forged', seq: 1, versions: { 'order-ord_forged': 0 }, doc: { status: 'placed' } });
+    await db.collection<{ _id: string; seq: number; versions: Record<string, number>; doc: Record<string, unknown> }>('rm_tracking').insertOne({ _id: 'ord_forged', seq: 1, versions: { 'order-ord_forged': 0 }, doc: { status: 'placed' } });
     const tampered = await verify();
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toContain(`orders/${ids[0]}: differs`);
