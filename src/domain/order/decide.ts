@@ -1,7 +1,6 @@
-import { transition } from 'xstate';
 import { ApiError } from '../errors.js';
 import type { AcceptedBy, OrderEvent, OrderPlacedData, Rider } from './events.js';
-import { orderMachine } from './machine.js';
+import { nextSnapshot } from './step.js';
 import type { OrderState, OrderView } from './state.js';
 
 export { ORDER_STATUSES, FINAL_STATUSES, PAYMENT_STATUSES } from './machine.js';
@@ -159,7 +158,7 @@ function emit(state: OrderState, events: OrderEvent[], explain: () => ApiError):
   let snapshot = state.snapshot;
   for (const event of events) {
     if (!snapshot.can(event)) throw explain();
-    [snapshot] = transition(orderMachine, snapshot, event);
+    snapshot = nextSnapshot(snapshot, event);
   }
   return events;
 }

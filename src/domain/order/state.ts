@@ -1,4 +1,3 @@
-import { initialTransition, transition } from 'xstate';
 import type { OrderEvent, OrderPlacedData, Rider } from './events.js';
 import {
   orderMachine,
@@ -8,6 +7,7 @@ import {
   type OrderStatus,
   type PaymentStatus,
 } from './machine.js';
+import { INITIAL_SNAPSHOT, nextSnapshot } from './step.js';
 
 /** The current order: everything OrderPlaced said, plus what happened since. */
 export interface OrderView extends Omit<OrderPlacedData, 'at'> {
@@ -35,7 +35,7 @@ export class OrderHistoryError extends Error {
 }
 
 export function initialState(): OrderState {
-  return { snapshot: initialTransition(orderMachine)[0], order: null };
+  return { snapshot: INITIAL_SNAPSHOT, order: null };
 }
 
 export function evolve(state: OrderState, event: OrderEvent): OrderState {
@@ -43,7 +43,7 @@ export function evolve(state: OrderState, event: OrderEvent): OrderState {
     const at = state.order ? `status ${state.order.status}` : 'an unplaced order';
     throw new OrderHistoryError(`stored event ${event.type} is not accepted in ${at}`);
   }
-  const [snapshot] = transition(orderMachine, state.snapshot, event);
+  const snapshot = nextSnapshot(state.snapshot, event);
   return { snapshot, order: viewOf(state.order, snapshot, event) };
 }
 
