@@ -62,7 +62,7 @@ export ST_SANDBOX_KEY="$KEY"
 LIVE_KEY="$(field live_key)"
 # Keys made by the CLI reach a running service within a second; wait until this one is accepted.
 for _ in $(seq 1 50); do
-  code="$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "$BASE/v1/ping" || true)"
+  code="$(node -e 'fetch(process.argv[1], { headers: { Authorization: `Bearer ${process.argv[2]}` } }).then((r) => process.stdout.write(String(r.status)), () => {})' "$BASE/v1/ping" "$KEY")"
   [[ "$code" == 200 ]] && break
   sleep 0.1
 done
