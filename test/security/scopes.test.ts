@@ -63,6 +63,27 @@ describe('scope matrix', () => {
     }
   });
 
+  it('the operations API takes no partner key: 404 while ADMIN_TOKEN is unset (as documented), 401 with one set', async () => {
+    const admin = t.service.app.routes.filter((r) => r.auth === 'admin');
+    expect(admin.length).toBeGreaterThan(0);
+    const p = await t.partner();
+    // t has no ADMIN_TOKEN; every answer is also checked against the document by t.http.
+    for (const route of admin) {
+      const res = await call(route, p.live);
+      expect([res.status, res.body.error?.code], `${route.method} ${route.path}`).toEqual([404, 'not_found']);
+    }
+    const withToken = await startTestService({ env: { ADMIN_TOKEN: 'a'.repeat(32) } });
+    try {
+      const q = await withToken.partner();
+      for (const route of withToken.service.app.routes.filter((r) => r.auth === 'admin')) {
+        const res = await withToken.http[route.method](route.path.replace(/:([A-Za-z0-9_]+)/g, 'x')).set(bearer(q.live));
+        expect([res.status, res.body.error?.code], `${route.method} ${route.path}`).toEqual([401, 'invalid_api_key']);
+      }
+    } finally {
+      await withToken.close();
+    }
+  });
+
   it('the scope is checked before validation: an invalid request without the scope is still a 403', async () => {
     const p = await t.partner({ scopes: ['catalog:read'] });
     const res = await t.http.post('/v1/orders').set(bearer(p.sandbox)).send({ nonsense: true });

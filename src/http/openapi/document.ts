@@ -35,6 +35,8 @@ function errorCodesOf(route: RouteSpec): number[] {
   if (r.params || r.query || r.body || r.headers) codes.add(400);
   if (r.body) [413, 415].forEach((c) => codes.add(c));
   if ((route.auth ?? 'key') !== 'public') [401, 403].forEach((c) => codes.add(c));
+  // The operations API answers 404 not_found on every route while ADMIN_TOKEN is unset.
+  if (route.auth === 'admin') codes.add(404);
   if ((route.auth ?? 'key') === 'key') codes.add(429);
   return [...codes].sort();
 }
