@@ -38,6 +38,24 @@ export class ProjectionRunner {
     return this.current;
   }
 
+  /** True once it reads the log through its own subscription (not fed by a shared catch-up). */
+  get subscribed(): boolean {
+    return this.subscription !== undefined;
+  }
+
+  /** Takes the stored checkpoint as its position without subscribing: a shared catch-up feeds it. */
+  async load(): Promise<void> {
+    this.saved = await this.deps.store.checkpoint(this.projection.name);
+    this.current = this.saved;
+    this.sinceCheckpoint = 0;
+  }
+
+  /** Applies an event someone else read from the log; ignored once subscribed or already passed. */
+  async feed(e: RecordedEvent): Promise<void> {
+    if (this.subscription || e.position <= this.current) return;
+    await this.handle(e);
+  }
+
   /** Subscribes from the stored checkpoint (or from `from`, e.g. 0n to replay everything). */
   async start(from?: bigint): Promise<void> {
     this.saved = await this.deps.store.checkpoint(this.projection.name);

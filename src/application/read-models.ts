@@ -7,10 +7,13 @@ import { ApiError } from '../domain/errors.js';
 
 /** How long a read waits for its read models to pass the log's head before answering anyway. */
 export const READ_YOUR_WRITES_TIMEOUT_MS = 2000;
+const CATCH_UP_PAGE = 1000;
 
 /** Runs every projection of the service and answers "are the read models up to date?". */
 export class ReadModels {
   readonly runners: Map<string, ProjectionRunner>;
+  private catchingUp: Promise<void> = Promise.resolve();
+  private stopping = false;
 
   constructor(
     private readonly deps: { events: EventStore; store: ReadModelStore; logger?: Logger },
@@ -23,12 +26,48 @@ export class ReadModels {
     return this.deps.store;
   }
 
+  /**
+   * Returns at once; reads wait (bounded) for the read models as usual. The runners first catch up
+   * together in one pass over the log, so each event is read and parsed once and the order read
+   * models fold it back to back (sharing the fold), then each continues on its own subscription.
+   */
   async start(): Promise<void> {
-    for (const r of this.runners.values()) await r.start();
+    this.stopping = false;
+    const runners = [...this.runners.values()];
+    for (const r of runners) await r.load();
+    this.catchingUp = this.catchUpTogether(runners)
+      .catch((err: unknown) => this.deps.logger?.error({ err }, 'shared catch-up failed; each projection catches up on its own'))
+      .then(async () => {
+        for (const r of runners) if (!this.stopping && !r.subscribed) await r.start(r.position);
+      });
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    await this.catchingUp;
     for (const r of this.runners.values()) await r.stop();
+  }
+
+  /** Feeds every event up to the head to every runner that has not passed it. A runner that fails drops out and retries alone. */
+  private async catchUpTogether(runners: ProjectionRunner[]): Promise<void> {
+    const head = await this.deps.events.headPosition();
+    const failed = new Set<ProjectionRunner>();
+    let after = runners.reduce((min, r) => (r.position < min ? r.position : min), head);
+    while (!this.stopping && after < head) {
+      const page = await this.deps.events.readAll({ after, maxCount: CATCH_UP_PAGE });
+      if (page.length === 0) return;
+      for (const e of page) {
+        if (e.position > head || this.stopping) return;
+        for (const r of runners) {
+          if (failed.has(r)) continue;
+          await r.feed(e).catch((err: unknown) => {
+            failed.add(r);
+            this.deps.logger?.error({ err, projection: r.projection.name }, 'projection failed during catch-up; it retries on its own');
+          });
+        }
+        after = e.position;
+      }
+    }
   }
 
   runner(name: string): ProjectionRunner {

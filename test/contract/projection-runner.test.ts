@@ -12,6 +12,7 @@ import type { AnyProjection } from '../../projections/index.js';
 import { ordersList } from '../../projections/orders-list.js';
 import { tracking } from '../../projections/tracking.js';
 import { ProjectionRunner } from '../../projections/runner.js';
+import { ReadModels } from '../../src/application/read-models.js';
 import { ev } from '../unit/order-fixtures.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 
@@ -205,6 +206,56 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
       expect(await shared.all(p.collection)).toEqual(one); // ids, documents, versions and seq
     }
     if (_name === 'memory') expect(shared.lostRaces).toBeGreaterThan(0); // the race really happened
+  });
+});
+
+describe('ReadModels: start on an existing log', () => {
+  it('when the service starts, then the read models catch up in one shared pass over the log, then follow new events live', async () => {
+    for (let n = 0; n < 20; n++) await appendOrder(n);
+    await appendPositions(3, 5);
+    const head = await events.headPosition();
+    let readByAll = 0;
+    const counted = Object.create(events) as SqliteEventStore;
+    counted.readAll = async (o) => {
+      const page = await events.readAll(o);
+      readByAll += page.length;
+      return page;
+    };
+    const store = new MemoryReadModelStore();
+    const readModels = new ReadModels({ events: counted, store }, PROJECTIONS);
+    await readModels.start();
+    try {
+      for (const p of PROJECTIONS) expect(await readModels.catchUp(p.name, WAIT_MS)).toBe(true);
+      expect(readByAll).toBe(Number(head)); // each event read once, for both read models
+      const alone = new MemoryReadModelStore();
+      const separate = PROJECTIONS.map((p) => runner(p, alone));
+      for (const r of separate) await r.start();
+      await reachHead(...separate);
+      for (const p of PROJECTIONS) expect(await store.all(p.collection)).toEqual(await alone.all(p.collection));
+
+      await appendOrder(20, lifeOf(20).slice(0, 2));
+      expect(await readModels.catchUp(ordersList.name, WAIT_MS)).toBe(true);
+      expect((await store.get<{ status: string }>(ordersList.collection, 'sbx_ord_20'))!.doc.status).toBe('confirmed');
+    } finally {
+      await readModels.stop();
+    }
+    expect(await store.checkpoint(ordersList.name)).toBe(await events.headPosition());
+  });
+
+  it('when stopped while catching up, then it stops cleanly and a later start finishes the job', async () => {
+    for (let n = 0; n < 30; n++) await appendOrder(n);
+    const store = new MemoryReadModelStore();
+    const first = new ReadModels({ events, store }, PROJECTIONS);
+    await first.start();
+    await first.stop();
+    const second = new ReadModels({ events, store }, PROJECTIONS);
+    await second.start();
+    try {
+      for (const p of PROJECTIONS) expect(await second.catchUp(p.name, WAIT_MS)).toBe(true);
+      expect(await store.count(ordersList.collection, { status: 'delivered' })).toBe(30);
+    } finally {
+      await second.stop();
+    }
   });
 });
 
