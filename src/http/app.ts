@@ -48,6 +48,10 @@ export function createApp(deps: AppDeps): App {
   app.use(accessLog(deps.logger));
   app.use(jsonBody(deps.bodyLimitBytes));
 
+  const unrouted = notFound(routes);
+  // Express would answer OPTIONS itself with a text/plain 200; this API has no OPTIONS (no browser CORS).
+  app.use((req, res, next) => (req.method === 'OPTIONS' ? unrouted(req, res, next) : next()));
+
   const router = express.Router({ strict: false, caseSensitive: true });
   mountRoutes(router, routes, {
     authenticate: authenticator(deps.keys),
@@ -55,7 +59,7 @@ export function createApp(deps: AppDeps): App {
     requireAdmin: adminGuard(deps.adminToken),
   });
   app.use(router);
-  app.use(notFound(routes));
+  app.use(unrouted);
   app.use(errorMapper(deps.logger));
   return { express: app, routes, openApiDocument };
 }

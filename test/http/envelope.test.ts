@@ -71,3 +71,14 @@ describe('error envelope and request ids', () => {
     expect(ready.body.data.checks.partners).toBe('ok');
   });
 });
+
+describe('OPTIONS', () => {
+  it('when OPTIONS is sent, then 405 method_not_allowed in the envelope (no CORS preflight here)', async () => {
+    const res = await t.http.get('/v1/ping').set(bearer(p.live));
+    expect(res.status).toBe(200);
+    const options = await (await import('supertest')).default(t.service.app.express).options('/v1/ping');
+    expect(options.status).toBe(405);
+    expect(options.body.error.code).toBe('method_not_allowed');
+    expect(options.headers.allow).toContain('GET');
+  });
+});
