@@ -2,7 +2,7 @@ import type { FieldValue, Query, ReadModelStore, StoredDocument } from '../../po
 
 /**
  * Embedded read models: in-process maps, rebuilt from the event log at every start (the log is the
- * durable record; a rebuild of a million events takes seconds, see docs/performance.md).
+ * durable record; docs/read-models.md has the rebuild figures: about 25 s per million events).
  */
 export class MemoryReadModelStore implements ReadModelStore {
   private readonly collections = new Map<string, Map<string, StoredDocument<unknown>>>();
