@@ -23,6 +23,25 @@ function cpuSeconds(pid) {
 }
 
 /**
+ * Waits until a process has used less than `threshold` of one core for two consecutive half
+ * seconds (its background work after a load, e.g. reactors and projections catching up, is done),
+ * at most `timeoutMs`. Returns the seconds it took, or NaN when it never settled.
+ */
+export async function waitIdle(pid, { threshold = 0.1, timeoutMs = 120_000 } = {}) {
+  const started = performance.now();
+  let quiet = 0;
+  let last = cpuSeconds(pid);
+  while (performance.now() - started < timeoutMs) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = cpuSeconds(pid);
+    quiet = (now - last) / 0.5 < threshold ? quiet + 1 : 0;
+    last = now;
+    if (quiet >= 2) return (performance.now() - started) / 1000;
+  }
+  return NaN;
+}
+
+/**
  * `request`: { method, path, headers, body, setupRequest }. Options: seconds or amount, warmupSeconds,
  * expect (status), connections, overallRate, pid. Returns requests/s with the expected status,
  * latency percentiles (ms), how many answers were wrong, and the server's CPU use.

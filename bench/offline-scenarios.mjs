@@ -59,11 +59,11 @@ export async function rebuild({ timing, quick }) {
  * on a disk with slow fsyncs: the setting changes when a commit reaches the disk, not what the
  * process keeps in memory.
  */
-export async function memory({ tmp, timing, quick, log }) {
+export async function memory({ tmp, timing, quick, log, nodeArgsFor }) {
   const dataDir = path.join(tmp, 'memory');
   fs.mkdirSync(dataDir);
   const partner = JSON.parse(await cli(dataDir, ['partners', 'create', '--name', 'Bench memory', '--rate-limit', '10000000', '--json']));
-  const svc = await startService({ dataDir, env: { SQLITE_SYNCHRONOUS: 'NORMAL' } });
+  const svc = await startService({ dataDir, env: { SQLITE_SYNCHRONOUS: 'NORMAL' }, nodeArgs: nodeArgsFor('memory') });
   try {
     const startMb = residentMb(svc.pid).rss;
     const request = { method: 'POST', path: '/v1/orders', body: orderBody(), headers: { ...bearer(partner.live_key), 'content-type': 'application/json' }, setupRequest: freshKey };

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { startBareExpress } from './service.mjs';
-import { load } from './load.mjs';
+import { load, waitIdle } from './load.mjs';
+import { openLoop } from './open-loop.mjs';
 import { row } from './report.mjs';
 import { bearer, freshKey, orderBody, orderWithHistory, placeOrder } from './orders.mjs';
 import { LARGE_STORE_ID } from './large-catalog.mjs';
@@ -29,10 +30,15 @@ async function ratioScenario(ctx, id, scenario, path, share, extraNote = '') {
   const r = await load(ctx.url, { path, headers: bearer(ctx.key) }, { ...ctx.timing, pid: ctx.pid });
   const ratio = r.rps / ctx.bareRps;
   ctx.raw[id] = r;
-  return row(id, scenario, {
-    value: r.rps, unit: 'req/s', ratio, target: `>= ${share * 100}% of bare`,
-    pass: r.bad === 0 && ratio >= share, note: notes(badNote(r, 200), `p99 ${r.latency.p99} ms`, cpuNote(r), extraNote),
-  });
+  // run.mjs judges the share again against the higher of the two baseline runs (see there).
+  return {
+    ...row(id, scenario, {
+      value: r.rps, unit: 'req/s', ratio, target: `>= ${share * 100}% of bare`,
+      pass: r.bad === 0 && ratio >= share, note: notes(badNote(r, 200), `p99 ${r.latency.p99} ms`, cpuNote(r), extraNote),
+    }),
+    share,
+    allAnswersOk: r.bad === 0,
+  };
 }
 
 export async function ping(ctx) {
@@ -59,8 +65,10 @@ export async function menu(ctx) {
     await blob.stop();
   }
   ctx.raw.menu_bytes_ceiling = ceiling;
-  return ratioScenario(ctx, 'menu', `GET /v1/stores/{id}/menu (${ctx.largeMenu.items} items)`, path, 0.4,
-    `response ${Math.round(body.length / 1024)} KB; bare Express sending the same bytes: ${Math.round(ceiling.rps)} req/s (${Math.round((ceiling.rps / ctx.bareRps) * 100)}% of bare)`);
+  const result = await ratioScenario(ctx, 'menu', `GET /v1/stores/{id}/menu (${ctx.largeMenu.items} items)`, path, 0.4);
+  result.note = notes(result.note, `response ${Math.round(body.length / 1024)} KB; bare Express sending the same bytes from memory: ` +
+    `${Math.round(ceiling.rps)} req/s (the service reaches ${Math.round((result.value / ceiling.rps) * 100)}% of that)`);
+  return result;
 }
 
 export async function search(ctx) {
@@ -93,16 +101,21 @@ export async function createMax(ctx) {
   });
 }
 
-/** The same at a fixed 500 requests/s (autocannon corrects for coordinated omission): p99 latency. */
+/** The same at a steady 500 requests/s (open loop, latency from each request's due time): p99. */
 export async function create500(ctx) {
-  const r = await load(ctx.url, createRequest(ctx), { ...ctx.timing, expect: 201, overallRate: 500, pid: ctx.pid });
+  const { setupRequest: _, ...request } = createRequest(ctx);
+  const steady = { ...request, perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }) };
+  const warm = await openLoop(ctx.url, steady, { rate: 500, seconds: ctx.timing.warmupSeconds, expect: 201 });
+  ctx.ordersPlaced += warm.completed;
+  await waitIdle(ctx.pid);
+  const r = await openLoop(ctx.url, steady, { rate: 500, seconds: ctx.timing.seconds, expect: 201, pid: ctx.pid });
   ctx.raw.create_500 = r;
   ctx.ordersPlaced += r.completed;
   const achieved = r.completed / r.seconds;
-  return row('create_p99_500', `POST /v1/orders at 500/s, synchronous=${ctx.synchronous}: p99`, {
+  return row('create_p99_500', `POST /v1/orders at a steady 500/s, synchronous=${ctx.synchronous}: p99`, {
     value: r.latency.p99, unit: 'ms', target: '<= 25 ms',
     pass: ctx.synchronous !== 'FULL' ? null : r.bad === 0 && r.latency.p99 <= 25 && achieved >= 475,
-    note: notes(badNote(r, 201), `achieved ${Math.round(achieved)} orders/s`, `p50 ${r.latency.p50} ms`, cpuNote(r)),
+    note: notes(badNote(r, 201), `achieved ${Math.round(achieved)} orders/s`, `p50 ${r.latency.p50} ms, p90 ${r.latency.p90} ms, max ${r.latency.max} ms`, cpuNote(r)),
   });
 }
 

@@ -1,6 +1,6 @@
 // Event appended -> webhook received: a fresh service instance (synchronous=FULL,
 // WEBHOOKS_ALLOW_PRIVATE_URLS=true) sends every event of one partner to a loopback receiver in
-// this process. Orders are placed at 100/s; each gives two events (order.created, then
+// this process. Orders are placed at a steady 100/s (open loop); each gives two events (order.created, then
 // order.status_changed when the store auto-accepts it), so about 200 events/s. The latency of an
 // event is its arrival time minus its `created` (when the change happened, taken just before the
 // append commits: a slight overestimate, never an underestimate). Same machine, same clock.
@@ -8,9 +8,10 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { cli, startService } from './service.mjs';
-import { load } from './load.mjs';
+import { randomUUID } from 'node:crypto';
+import { openLoop } from './open-loop.mjs';
 import { row } from './report.mjs';
-import { bearer, freshKey, orderBody } from './orders.mjs';
+import { bearer, orderBody } from './orders.mjs';
 
 const ORDERS_PER_S = 100;
 const EVENTS_PER_ORDER = 2;
@@ -35,12 +36,12 @@ function receiver() {
   );
 }
 
-export async function webhookLatency({ tmp, timing, log }) {
+export async function webhookLatency({ tmp, timing, log, nodeArgsFor }) {
   const dataDir = path.join(tmp, 'webhooks');
   fs.mkdirSync(dataDir);
   const partner = JSON.parse(await cli(dataDir, ['partners', 'create', '--name', 'Bench webhooks', '--rate-limit', '10000000', '--json']));
   const hooks = await receiver();
-  const svc = await startService({ dataDir, env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', SQLITE_SYNCHRONOUS: 'FULL' } });
+  const svc = await startService({ dataDir, env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', SQLITE_SYNCHRONOUS: 'FULL' }, nodeArgs: nodeArgsFor('webhook') });
   try {
     const put = await fetch(`${svc.url}/v1/webhooks/endpoint`, {
       method: 'PUT',
@@ -48,8 +49,11 @@ export async function webhookLatency({ tmp, timing, log }) {
       body: JSON.stringify({ url: hooks.url, events: ['order.created', 'order.status_changed'] }),
     });
     if (put.status !== 201) throw new Error(`PUT /v1/webhooks/endpoint answered ${put.status}: ${await put.text()}`);
-    const request = { method: 'POST', path: '/v1/orders', body: orderBody(), headers: { ...bearer(partner.live_key), 'content-type': 'application/json' }, setupRequest: freshKey };
-    const r = await load(svc.url, request, { seconds: timing.seconds, expect: 201, overallRate: ORDERS_PER_S, connections: 20, pid: svc.pid });
+    const request = {
+      method: 'POST', path: '/v1/orders', body: orderBody(), headers: { ...bearer(partner.live_key), 'content-type': 'application/json' },
+      perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }),
+    };
+    const r = await openLoop(svc.url, request, { rate: ORDERS_PER_S, seconds: timing.seconds, expect: 201, pid: svc.pid });
     const expected = r.completed * EVENTS_PER_ORDER;
     const deadline = Date.now() + 60_000;
     while (hooks.lags.size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
