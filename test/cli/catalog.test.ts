@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDataDir } from '../support/service.js';
+import { ensureBuilt, startChildService } from '../support/child-service.js';
 
 const CLI = 'dist/src/cli/main.js';
-const MAIN = 'dist/src/main.js';
 let dataDir: string;
 
 function cli(args: string[]) {
@@ -24,7 +24,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const exported = (): Json => JSON.parse(cli(['catalog', 'export']).stdout);
 
 beforeAll(() => {
-  if (!fs.existsSync(CLI) || !fs.existsSync(MAIN)) execFileSync('npm', ['run', 'build', '--silent']);
+  ensureBuilt();
   dataDir = tempDataDir();
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -102,7 +102,7 @@ describe('CLI: catalog import seen by a running server', () => {
 
   it('when the CLI imports a catalog with a new store, then the running server lists it within seconds, without restart', async () => {
     const partner = JSON.parse(cli(['partners', 'create', '--name', 'Catalog watcher', '--json']).stdout);
-    const started = await startServer();
+    const started = await startChildService(dataDir);
     server = started.child;
     const storesNamed = async (q: string) => {
       const res = await fetch(`http://127.0.0.1:${started.port}/v1/stores?q=${encodeURIComponent(q)}`, { headers: { Authorization: `Bearer ${partner.sandbox_key}` } });
@@ -125,25 +125,3 @@ describe('CLI: catalog import seen by a running server', () => {
     expect(found).toEqual(['kw-freshly-imported']);
   });
 });
-
-function startServer(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 15_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(m[1]) });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-}

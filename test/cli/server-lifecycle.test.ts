@@ -1,38 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import { tempDataDir } from '../support/service.js';
+import { ensureBuilt, MAIN, startChildService } from '../support/child-service.js';
 
-const MAIN = 'dist/src/main.js';
 let dataDir: string;
 
-function start(env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; output: () => string }> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 15_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(m[1]), output: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-}
+const start = (env: Record<string, string> = {}) => startChildService(dataDir, env);
 
 const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
 
 beforeAll(() => {
-  if (!fs.existsSync(MAIN)) execFileSync('npm', ['run', 'build', '--silent']);
+  ensureBuilt();
   dataDir = tempDataDir();
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));

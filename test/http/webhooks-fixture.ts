@@ -1,21 +1,14 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import Stripe from 'stripe';
 import { expect } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { openStores } from '../../src/composition/stores.js';
-import { buildService } from '../../src/composition/server.js';
-import { createLogger } from '../../src/shared/logger.js';
-import { ManualClock } from '../../src/shared/clock.js';
-import { PartnerAdmin } from '../../src/application/partners.js';
+import type { ManualClock } from '../../src/shared/clock.js';
 import type { Scope } from '../../src/domain/scopes.js';
 import type { WebhookOptions } from '../../src/webhooks/module.js';
 import type { WebhookEnvelope } from '../../src/webhooks/envelope.js';
 import type { PublicOrder } from '../../src/http/presenters/order.js';
-import { http as httpOf } from '../support/http.js';
-import { bearer, tempDataDir, type TestPartner } from '../support/service.js';
+import { bearer, startTestService, type TestPartner } from '../support/service.js';
 
 // Shared by the webhook HTTP tests: a real receiver on loopback and a service whose webhook knobs
 // (resolver, reply wait) can be injected. No fixed sleeps: tests wait on received counts.
@@ -89,35 +82,13 @@ export function expectStripeVerifies(r: Received, secret: string, clock: ManualC
   expect(Stripe.webhooks.signature!.verifyHeader(r.body, header as string, secret, 300, undefined, clock.now().getTime())).toBe(true);
 }
 
+/** A test service whose webhooks may go to loopback receivers over http. */
 export async function startWebhookService(options: { dataDir?: string; clock?: ManualClock; env?: Record<string, string>; webhooks?: WebhookOptions } = {}) {
-  const dataDir = options.dataDir ?? tempDataDir();
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SQLITE_SYNCHRONOUS: 'NORMAL', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', ...options.env });
-  const clock = options.clock ?? new ManualClock();
-  const stores = await openStores(config);
-  const service = await buildService(config, stores, { logger: createLogger({ level: 'silent', pretty: false }), clock, ...(options.webhooks ? { webhooks: options.webhooks } : {}) });
-  const admin = new PartnerAdmin(stores.partners, clock, config.DEFAULT_RATE_LIMIT_PER_MIN);
-  const stop = async () => {
-    await service.stop();
-    await stores.close();
-  };
+  const t = await startTestService({ ...options, env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', ...options.env } });
   return {
-    service,
-    http: httpOf(service.app),
-    clock,
-    dataDir,
-    scheduler: service.webhooks.scheduler,
-    stores,
-    config,
-    partner: async (name = 'Webhook Partner', scopes?: Scope[]): Promise<TestPartner> => {
-      const { partner, live, sandbox } = await admin.createPartner({ name, ...(scopes ? { scopes } : {}) });
-      return { id: partner.id, live: live.key, sandbox: sandbox.key, liveKeyId: live.record.id, sandboxKeyId: sandbox.record.id };
-    },
-    /** Stops the service and keeps DATA_DIR (restart tests). */
-    stop,
-    close: async () => {
-      await stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
+    ...t,
+    scheduler: t.service.webhooks.scheduler,
+    partner: (name = 'Webhook Partner', scopes?: Scope[]): Promise<TestPartner> => t.partner({ name, ...(scopes ? { scopes } : {}) }),
   };
 }
 

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/shared/logger.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { PartnerAdmin } from '../../src/application/partners.js';
 import type { Scope } from '../../src/domain/scopes.js';
+import type { WebhookOptions } from '../../src/webhooks/module.js';
 import { http, type Http } from './http.js';
 
 export interface TestService {
@@ -19,6 +20,8 @@ export interface TestService {
   dataDir: string;
   /** A partner with live + sandbox keys. */
   partner(input?: { name?: string; scopes?: Scope[]; rateLimitPerMin?: number }): Promise<TestPartner>;
+  /** Stops the service and keeps DATA_DIR (restart tests). */
+  stop(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,13 +37,23 @@ export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'pos-test-'));
 }
 
-export async function startTestService(options: { env?: Record<string, string>; clock?: ManualClock; dataDir?: string } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { env?: Record<string, string>; clock?: ManualClock; dataDir?: string; webhooks?: WebhookOptions } = {},
+): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SQLITE_SYNCHRONOUS: 'NORMAL', ...options.env });
   const clock = options.clock ?? new ManualClock();
   const stores = await openStores(config);
-  const service = await buildService(config, stores, { logger: createLogger({ level: 'silent', pretty: false }), clock });
+  const service = await buildService(config, stores, {
+    logger: createLogger({ level: 'silent', pretty: false }),
+    clock,
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+  });
   const admin = new PartnerAdmin(stores.partners, clock, config.DEFAULT_RATE_LIMIT_PER_MIN);
+  const stop = async () => {
+    await service.stop();
+    await stores.close();
+  };
   return {
     service,
     http: http(service.app),
@@ -52,9 +65,9 @@ export async function startTestService(options: { env?: Record<string, string>; 
       const { partner, live, sandbox } = await admin.createPartner({ name: input.name ?? 'Test Partner', ...input });
       return { id: partner.id, live: live.key, sandbox: sandbox.key, liveKeyId: live.record.id, sandboxKeyId: sandbox.record.id };
     },
+    stop,
     close: async () => {
-      await service.stop();
-      await stores.close();
+      await stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
