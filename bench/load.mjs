@@ -56,7 +56,7 @@ export async function load(baseUrl, request, { seconds, amount, warmupSeconds = 
     requests: [{ path: request.path, ...(request.setupRequest ? { setupRequest: request.setupRequest } : {}) }],
     ...(overallRate ? { overallRate } : {}),
   };
-  if (warmupSeconds > 0) await once({ ...base, duration: warmupSeconds });
+  const warm = warmupSeconds > 0 ? await once({ ...base, duration: warmupSeconds }) : null;
   const cpuBefore = cpuSeconds(pid);
   const started = performance.now();
   const result = await once({ ...base, ...(amount ? { amount } : { duration: seconds }) });
@@ -75,5 +75,6 @@ export async function load(baseUrl, request, { seconds, amount, warmupSeconds = 
     seconds: elapsed,
     latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
     serverCpu: cpu,
+    warmup: warm ? { completed: warm.statusCodeStats?.[String(expect)]?.count ?? 0, seconds: warm.duration } : { completed: 0, seconds: 0 },
   };
 }

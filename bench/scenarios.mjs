@@ -89,15 +89,27 @@ const createRequest = (ctx) => ({
   headers: { ...bearer(ctx.key), 'content-type': 'application/json' }, setupRequest: freshKey,
 });
 
-/** POST /v1/orders with a fresh key per request, as fast as the service answers. */
+/**
+ * POST /v1/orders with a fresh key per request, as fast as the service answers. Answering is not
+ * all the work: each order also wakes auto-accept (a second append), the webhook dispatcher and
+ * the projections, which may fall behind under full load and catch up afterwards. "Sustained"
+ * counts that: every order placed (warm-up included) over the time until the service is idle
+ * again. The answered rate is shown next to it.
+ */
 export async function createMax(ctx) {
   const r = await load(ctx.url, createRequest(ctx), { ...ctx.timing, expect: 201, pid: ctx.pid });
-  ctx.raw.create_max = r;
-  ctx.ordersPlaced += r.completed;
+  const settle = await waitIdle(ctx.pid);
+  // waitIdle needs two quiet half seconds to call the service idle: that second is not work.
+  const catchUp = Math.max(0, settle - 1);
+  const orders = r.completed + r.warmup.completed;
+  const sustained = Number.isFinite(settle) ? orders / (r.warmup.seconds + r.seconds + catchUp) : NaN;
+  ctx.raw.create_max = { ...r, settleSeconds: settle, sustained };
+  ctx.ordersPlaced += orders;
   ctx.createRps = r.rps;
-  return row('create_max', `POST /v1/orders, unique keys, synchronous=${ctx.synchronous}, max rate`, {
-    value: r.rps, unit: 'orders/s', ratio: r.rps / ctx.bareRps, target: '>= 1,000 orders/s',
-    pass: ctx.synchronous !== 'FULL' ? null : r.bad === 0 && r.rps >= 1000, note: notes(badNote(r, 201), `p99 ${r.latency.p99} ms`, cpuNote(r)),
+  return row('create_max', `POST /v1/orders, unique keys, synchronous=${ctx.synchronous}, sustained`, {
+    value: sustained, unit: 'orders/s', ratio: null, target: '>= 1,000 orders/s',
+    pass: ctx.synchronous !== 'FULL' ? null : r.bad === 0 && sustained >= 1000,
+    note: notes(badNote(r, 201), `answered ${Math.round(r.rps)} orders/s for ${Math.round(r.seconds)} s (p99 ${r.latency.p99} ms), then ${catchUp.toFixed(1)} s until auto-accept, webhook dispatch and projections had caught up`, cpuNote(r)),
   });
 }
 
@@ -130,6 +142,7 @@ export async function replay(ctx) {
   const times = r.rps / ctx.createRps;
   return row('replay', 'POST /v1/orders replay (same key, same body)', {
     value: r.rps, unit: 'req/s', ratio: r.rps / ctx.bareRps, target: '>= 2x the create rate',
-    pass: r.bad === 0 && times >= 2, note: notes(badNote(r, 200), `${times.toFixed(1)}x the create rate`, `p99 ${r.latency.p99} ms`, cpuNote(r)),
+    pass: Number.isFinite(times) ? r.bad === 0 && times >= 2 : null,
+    note: notes(badNote(r, 200), Number.isFinite(times) ? `${times.toFixed(1)}x the create rate` : 'create_max was not run: not judged', `p99 ${r.latency.p99} ms`, cpuNote(r)),
   });
 }
