@@ -1,11 +1,12 @@
 // `npm run bench`: issue 7's benchmark. Measures a bare Express 5 handler, then the service (the
 // built `node dist/src/main.js`, embedded stores, fresh DATA_DIR, LOG_LEVEL=info to /dev/null) on
-// each scenario, prints one table and writes the same as JSON (bench-results.json).
+// each scenario, prints one table and writes the same as JSON (bench-results.json). The baseline
+// is measured first and last; ratios use the higher. What each scenario does: docs/performance.md.
 //
 //   npm run bench                      full run (10 s per load scenario, 100,000 orders for memory)
 //   npm run bench -- --quick           smoke run (a few seconds per scenario; not comparable)
 //   npm run bench -- --only ping,menu  some scenarios (ids: see SCENARIOS below)
-//   npm run bench -- --cpu-prof        also profile the service (node --cpu-prof) and summarise it
+//   npm run bench -- --cpu-prof        also profile every service process (node --cpu-prof) and summarise
 //   npm run bench -- --synchronous NORMAL   diagnosis: order rows at NORMAL (shown, not judged)
 import fs from 'node:fs';
 import os from 'node:os';
