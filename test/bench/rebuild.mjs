@@ -2,16 +2,16 @@
 // each (1,000,000 events by default), then times a rebuild of every projection into fresh
 // in-memory read models, the way the embedded service rebuilds them at start.
 //
-//   npm run build && node bench/rebuild.mjs [--orders 100000] [--keep path/to/events.db]
+//   npm run build && node test/bench/rebuild.mjs [--orders 100000] [--keep path/to/events.db]
 //
 // --keep reuses (or creates and keeps) an event file, so repeated runs skip the fill.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { SqliteEventStore } from '../dist/src/adapters/sqlite/event-store.js';
-import { MemoryReadModelStore } from '../dist/src/adapters/memory/read-model-store.js';
-import { ReadModels } from '../dist/src/application/read-models.js';
+import { SqliteEventStore } from '../../dist/src/adapters/sqlite/event-store.js';
+import { MemoryReadModelStore } from '../../dist/src/adapters/memory/read-model-store.js';
+import { ReadModels } from '../../dist/src/application/read-models.js';
 
 const { values } = parseArgs({ options: { orders: { type: 'string', default: '100000' }, keep: { type: 'string' } } });
 const orders = Number(values.orders);

@@ -5,17 +5,17 @@
 // runner has applied it (ProjectionRunner.waitFor). Auto-accept runs too, as in the service, so
 // its OrderAccepted appends are measured as well. Prints one JSON line.
 //
-//   node bench/projection-lag.mjs [--rate 500] [--seconds 10]
+//   node test/bench/projection-lag.mjs [--rate 500] [--seconds 10]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../dist/src/config.js';
-import { createLogger } from '../dist/src/shared/logger.js';
-import { systemClock } from '../dist/src/shared/clock.js';
-import { openStores } from '../dist/src/composition/stores.js';
-import { buildService } from '../dist/src/composition/server.js';
+import { loadConfig } from '../../dist/src/config.js';
+import { createLogger } from '../../dist/src/shared/logger.js';
+import { systemClock } from '../../dist/src/shared/clock.js';
+import { openStores } from '../../dist/src/composition/stores.js';
+import { buildService } from '../../dist/src/composition/server.js';
 import { orderBody } from './orders.mjs';
 
 const { values } = parseArgs({ options: { rate: { type: 'string', default: '500' }, seconds: { type: 'string', default: '10' } } });

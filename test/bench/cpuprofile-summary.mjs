@@ -1,7 +1,7 @@
 // Summarises a V8 .cpuprofile (from `node --cpu-prof`): the functions with the most self time,
 // and the same grouped by package / source file, so a hot spot is visible at a glance.
 //
-//   node bench/cpuprofile-summary.mjs <file.cpuprofile> [--top 25]
+//   node test/bench/cpuprofile-summary.mjs <file.cpuprofile> [--top 25]
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -64,7 +64,7 @@ export function formatSummary(s) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
   if (!positionals[0]) {
-    console.error('usage: node bench/cpuprofile-summary.mjs <file.cpuprofile> [--top 25]');
+    console.error('usage: node test/bench/cpuprofile-summary.mjs <file.cpuprofile> [--top 25]');
     process.exit(2);
   }
   console.log(formatSummary(summarise(positionals[0], Number(values.top))));

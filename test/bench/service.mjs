@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
 
 export async function freePort() {
@@ -51,7 +51,7 @@ function tail(child) {
 }
 
 export async function startBareExpress({ blobFile } = {}) {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench/bare-express.mjs')], {
+  const child = spawn(process.execPath, [path.join(ROOT, 'test/bench/bare-express.mjs')], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...(blobFile ? { BENCH_BLOB_FILE: blobFile } : {}) },
   });
