@@ -2,6 +2,7 @@ import type { ConsumerGroup, EventStore, RecordedEvent } from '../../ports/event
 import { isApiError } from '../../domain/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { CatalogReader, OrderService } from './order-service.js';
+import type { OrderView } from '../../domain/order/state.js';
 
 export const AUTO_ACCEPT_GROUP = 'auto-accept';
 
@@ -29,19 +30,21 @@ export class AutoAccept {
   }
 
   private async handle(e: RecordedEvent): Promise<'ack'> {
-    const orderId = e.streamId.slice('order-'.length);
-    const order = await this.deps.orders.load(orderId);
-    if (!order || order.environment !== 'live' || order.status !== 'placed') return 'ack';
-    if (order.payment_method === 'card' && order.payment_status !== 'paid') return 'ack';
-    if (!this.deps.catalog.current().store(order.store.id)?.auto_accept) return 'ack';
+    const { orders, catalog } = this.deps;
+    const accepts = (order: OrderView) =>
+      order.environment === 'live' &&
+      order.status === 'placed' &&
+      (order.payment_method === 'cash' || order.payment_status === 'paid') &&
+      catalog.current().store(order.store.id)?.auto_accept === true;
     try {
-      await this.deps.orders.operate(
+      await orders.operateIf(
         { actor: 'restaurant', correlationId: String(e.metadata.correlation_id ?? e.id), causationId: e.id },
-        orderId,
+        e.streamId.slice('order-'.length),
+        accepts,
         { type: 'accept', by: 'auto' },
       );
     } catch (err) {
-      // Someone else moved the order first (the restaurant, a cancel): nothing to do.
+      // The machine refused (the order moved on between the read and the decision): nothing to do.
       if (!isApiError(err)) throw err;
     }
     return 'ack';

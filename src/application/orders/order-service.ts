@@ -160,6 +160,17 @@ export class OrderService {
     return { order: handled.state.order!, position: handled.position };
   }
 
+  /**
+   * Runs `command` only when `applies` holds for the order as read for the command itself (one read,
+   * one fold). Returns whether it ran; a missing order or a false condition writes nothing.
+   */
+  async operateIf(ctx: CommandContext, orderId: string, applies: (order: OrderView) => boolean, command: OrderCommand): Promise<boolean> {
+    const handled = await this.orders.handle(orderId, ctx, this.now, (state, now) =>
+      state.order && applies(state.order) ? decide(state, command, now) : [],
+    );
+    return handled.events.length > 0;
+  }
+
   async load(orderId: string): Promise<OrderView | null> {
     return (await this.orders.load(orderId)).state.order;
   }
