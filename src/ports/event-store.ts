@@ -45,6 +45,10 @@ export interface NewEvent {
   metadata: EventMetadata;
 }
 
+/**
+ * Read fields by name: an adapter may return class instances with accessor fields (the embedded
+ * readStream parses `metadata` on first access), so spreading an event is not a copy of it.
+ */
 export interface RecordedEvent {
   id: string;
   streamId: string;

@@ -92,6 +92,26 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
         expect(types(await store.readStream(s('order-1'), { backwards: true, fromRevision: 3, maxCount: 2 }))).toEqual(['E3', 'E2']);
       });
 
+      it('reading from the revision after the last gives [] (a cached fold reads only the tail)', async () => {
+        await store.append(s('order-1'), [ev('E0'), ev('E1')], { expectedRevision: 'no_stream' });
+        expect(await store.readStream(s('order-1'), { fromRevision: 2 })).toEqual([]);
+        await store.append(s('order-1'), [ev('E2')], { expectedRevision: 1 });
+        expect(types(await store.readStream(s('order-1'), { fromRevision: 2 }))).toEqual(['E2']);
+      });
+
+      it('gives every read event its metadata, also through JSON and after assigning it', async () => {
+        await store.append(s('order-1'), [ev('E0', { n: 1 }), ev('E1')], { expectedRevision: 'no_stream' });
+        const [first, second] = (await store.readStream(s('order-1'))) as [RecordedEvent, RecordedEvent];
+        const metadata = { request_id: 'req_test', actor: 'partner', schema_version: 1 };
+        expect(first.metadata).toEqual(metadata);
+        expect(first.metadata).toBe(first.metadata); // parsed once, then the same object
+        const json = JSON.parse(JSON.stringify(first, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+        expect(json).toMatchObject({ id: first.id, type: 'E0', revision: 0, data: { n: 1 }, metadata });
+        second.metadata = { replaced: true };
+        expect(second.metadata).toEqual({ replaced: true });
+        expect(second.data).toEqual({});
+      });
+
       it('refuses an empty append', async () => {
         await expect(store.append(s('order-1'), [], { expectedRevision: 'any' })).rejects.toThrow(TypeError);
       });

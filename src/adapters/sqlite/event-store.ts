@@ -16,7 +16,7 @@ import type {
 } from '../../ports/event-store.js';
 import { assertStreamId, checkExpected, prepareEvent } from './event-store-checks.js';
 import { SqliteConsumerGroup } from './event-store-consumer-group.js';
-import { EVENT_COLUMNS, PageReader, toRecordedEvent, type EventRow } from './event-store-reader.js';
+import { EVENT_COLUMNS, PageReader, toStreamEvent, type EventRow } from './event-store-reader.js';
 import { tailSubscription } from './event-store-tail.js';
 import { Wakeup } from './event-store-wakeup.js';
 import { GroupCommit } from './event-store-group-commit.js';
@@ -166,7 +166,7 @@ export class SqliteEventStore implements EventStore {
     const rows = options.backwards
       ? this.sql.backwards.all(streamId, options.fromRevision ?? MAX_REVISION, limit)
       : this.sql.forwards.all(streamId, options.fromRevision ?? 0, limit);
-    return rows.map(toRecordedEvent);
+    return rows.map(toStreamEvent);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
