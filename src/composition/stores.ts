@@ -17,7 +17,7 @@ import { MongoPartnerStore } from '../adapters/mongodb/partner-store.js';
 import { MongoCatalogStore } from '../adapters/mongodb/catalog-store.js';
 import { EsdbEventStore } from '../adapters/eventstoredb/event-store.js';
 import { MongoReadModelStore } from '../adapters/mongodb/read-model-store.js';
-import { MemoryReadModelStore } from '../adapters/memory/read-model-store.js';
+import { SqliteReadModelStore } from '../adapters/sqlite/read-model-store.js';
 import { SqliteWebhookEndpointStore } from '../adapters/sqlite/webhook-endpoint-store.js';
 import { MongoWebhookEndpointStore } from '../adapters/mongodb/webhook-endpoint-store.js';
 import { PROJECTIONS } from '../../projections/index.js';
@@ -77,11 +77,14 @@ export async function openStores(config: Config): Promise<Stores> {
     const sqlite = openSqlite(path.join(config.dataDir, 'service.db'), config.SQLITE_SYNCHRONOUS);
     closers.push(() => void sqlite.close());
     const partners = new SqlitePartnerStore(sqlite);
+    const readModels = new SqliteReadModelStore();
+    closers.push(() => readModels.close());
+    for (const p of PROJECTIONS) readModels.ensureIndexes(p.collection, p.indexes ?? []);
     return {
       events,
       partners,
       catalog: new SqliteCatalogStore(sqlite),
-      readModels: new MemoryReadModelStore(),
+      readModels,
       webhookEndpoints: new SqliteWebhookEndpointStore(sqlite),
       sqlite,
       rateLimiterFactory: (points) => new RateLimiterMemory({ keyPrefix: `rl${points}`, points, duration: 60 }),

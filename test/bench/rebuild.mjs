@@ -1,6 +1,6 @@
 // Embedded rebuild benchmark: fills a temporary SQLite event log with ORDERS orders of 10 events
 // each (1,000,000 events by default), then times a rebuild of every projection into fresh
-// in-memory read models, the way the embedded service rebuilds them at start.
+// embedded read models (a temporary SQLite database), the way the embedded service rebuilds them at start.
 //
 //   npm run build && node test/bench/rebuild.mjs [--orders 100000] [--keep path/to/events.db]
 //
@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SqliteEventStore } from '../../dist/src/adapters/sqlite/event-store.js';
-import { MemoryReadModelStore } from '../../dist/src/adapters/memory/read-model-store.js';
+import { SqliteReadModelStore } from '../../dist/src/adapters/sqlite/read-model-store.js';
+import { PROJECTIONS } from '../../dist/projections/index.js';
 import { ReadModels } from '../../dist/src/application/read-models.js';
 
 const { values } = parseArgs({ options: { orders: { type: 'string', default: '100000' }, keep: { type: 'string' } } });
@@ -66,7 +67,10 @@ if (!reuse) {
 }
 
 const head = await events.headPosition();
-const readModels = new ReadModels({ events, store: new MemoryReadModelStore() });
+// The embedded service's read-model store, with the indexes it creates at start.
+const store = new SqliteReadModelStore();
+for (const p of PROJECTIONS) store.ensureIndexes(p.collection, p.indexes ?? []);
+const readModels = new ReadModels({ events, store });
 const t = performance.now();
 const cpu0 = process.cpuUsage();
 await readModels.start();

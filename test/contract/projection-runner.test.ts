@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MongoClient, type Db } from 'mongodb';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
-import { MemoryReadModelStore } from '../../src/adapters/memory/read-model-store.js';
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
 import type { OrderEvent } from '../../src/domain/order/events.js';
 import type { ReadModelStore, StoredDocument } from '../../src/ports/read-model-store.js';
@@ -49,7 +49,7 @@ afterAll(async () => {
   await client?.close();
 });
 
-const adapters: Array<[string, () => Promise<ReadModelStore>]> = [['memory', async () => new MemoryReadModelStore()]];
+const adapters: Array<[string, () => Promise<ReadModelStore>]> = [['embedded (SQLite)', async () => new SqliteReadModelStore()]];
 if (mongoUrl) {
   adapters.push([
     'MongoDB',
@@ -221,13 +221,13 @@ describe('ReadModels: start on an existing log', () => {
       readByAll += page.length;
       return page;
     };
-    const store = new MemoryReadModelStore();
+    const store = new SqliteReadModelStore();
     const readModels = new ReadModels({ events: counted, store }, PROJECTIONS);
     await readModels.start();
     try {
       for (const p of PROJECTIONS) expect(await readModels.catchUp(p.name, WAIT_MS)).toBe(true);
       expect(readByAll).toBe(Number(head)); // each event read once, for both read models
-      const alone = new MemoryReadModelStore();
+      const alone = new SqliteReadModelStore();
       const separate = PROJECTIONS.map((p) => runner(p, alone));
       for (const r of separate) await r.start();
       await reachHead(...separate);
@@ -244,7 +244,7 @@ describe('ReadModels: start on an existing log', () => {
 
   it('when stopped while catching up, then it stops cleanly and a later start finishes the job', async () => {
     for (let n = 0; n < 30; n++) await appendOrder(n);
-    const store = new MemoryReadModelStore();
+    const store = new SqliteReadModelStore();
     const first = new ReadModels({ events, store }, PROJECTIONS);
     await first.start();
     await first.stop();
@@ -261,7 +261,7 @@ describe('ReadModels: start on an existing log', () => {
 
 describe('ProjectionRunner.waitFor', () => {
   it('when the runner passes the position, then the promise resolves true and the write is readable', async () => {
-    const store = new MemoryReadModelStore();
+    const store = new SqliteReadModelStore();
     const r = runner(ordersList as unknown as AnyProjection, store);
     await r.start();
     const position = await appendOrder(1, lifeOf(1).slice(0, 1));
@@ -274,7 +274,7 @@ describe('ProjectionRunner.waitFor', () => {
   });
 
   it('when the position is never reached, then it resolves false after the timeout', async () => {
-    const r = runner(ordersList as unknown as AnyProjection, new MemoryReadModelStore());
+    const r = runner(ordersList as unknown as AnyProjection, new SqliteReadModelStore());
     await r.start();
     expect(await r.waitFor(1_000n, 50)).toBe(false);
   });

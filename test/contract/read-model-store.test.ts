@@ -1,11 +1,15 @@
 import { afterAll } from 'vitest';
 import { MongoClient, type Db } from 'mongodb';
-import { MemoryReadModelStore } from '../../src/adapters/memory/read-model-store.js';
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
 
-readModelStoreContract('embedded (memory)', async () => new MemoryReadModelStore());
+readModelStoreContract('embedded (SQLite, temporary)', async () => {
+  const store = new SqliteReadModelStore();
+  store.ensureIndexes('rows', [{ partner: 1, created_at: -1, _id: -1 }, { reference: 1 }]);
+  return store;
+});
 
 // mongo-java-server in CI (started by the global set-up), a real MongoDB when MONGODB_URL is set.
 const mongoUrl = requireMongoUrl('ReadModelStore contract: MongoDB');
