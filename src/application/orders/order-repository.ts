@@ -1,6 +1,6 @@
-import { WrongExpectedRevisionError, type EventStore } from '../../ports/event-store.js';
+import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../ports/event-store.js';
 import type { OrderEvent } from '../../domain/order/events.js';
-import { evolve, rehydrate, type OrderState } from '../../domain/order/state.js';
+import { evolve, initialState, type OrderState } from '../../domain/order/state.js';
 import { eventMetadata, type CommandContext } from './context.js';
 
 export const orderStream = (orderId: string): string => `order-${orderId}`;
@@ -20,14 +20,39 @@ export interface HandledCommand {
 
 const MAX_ATTEMPTS = 10;
 
+/** Folded orders kept per repository (per process) by default: a few KB each. */
+export const DEFAULT_CACHED_ORDERS = 2000;
+
 /** Order streams: read + fold, and decide + append with the revision that was read. */
 export class OrderRepository {
-  constructor(private readonly store: EventStore) {}
+  private readonly folded: FoldedOrders;
 
+  /** `cachedOrders`: how many folded orders to keep (least recently used go first); 0 keeps none. */
+  constructor(
+    private readonly store: EventStore,
+    options: { cachedOrders?: number } = {},
+  ) {
+    this.folded = new FoldedOrders(options.cachedOrders ?? DEFAULT_CACHED_ORDERS);
+  }
+
+  /**
+   * The order as its stream says now. A folded state kept from an earlier load is only a starting
+   * point: the stream is always read after that state's revision, so appends made by any writer
+   * (another process included) are folded in before answering. Nothing else invalidates it: an
+   * order stream only grows, and the fold of a prefix never changes.
+   */
   async load(orderId: string): Promise<LoadedOrder> {
-    const recorded = await this.store.readStream(orderStream(orderId));
-    const events = recorded.map((e) => ({ type: e.type, data: e.data }) as OrderEvent);
-    return { state: rehydrate(events), revision: recorded.length ? recorded[recorded.length - 1]!.revision : 'no_stream' };
+    const stream = orderStream(orderId);
+    const cached = this.folded.get(orderId);
+    if (cached) {
+      const tail = await this.store.readStream(stream, { fromRevision: cached.revision + 1 });
+      if (tail.length === 0) return cached;
+      // A tail that does not start right after the cached revision cannot be folded onto it.
+      if (tail[0]!.revision === cached.revision + 1) return this.fold(orderId, cached.state, tail);
+    }
+    const recorded = await this.store.readStream(stream);
+    if (recorded.length === 0) return { state: initialState(), revision: 'no_stream' };
+    return this.fold(orderId, initialState(), recorded);
   }
 
   /**
@@ -56,6 +81,14 @@ export class OrderRepository {
     }
   }
 
+  private fold(orderId: string, from: OrderState, recorded: RecordedEvent[]): LoadedOrder & { revision: number } {
+    let state = from;
+    for (const e of recorded) state = evolve(state, { type: e.type, data: e.data } as OrderEvent);
+    const loaded = { state: frozen(state), revision: recorded[recorded.length - 1]!.revision };
+    this.folded.set(orderId, loaded);
+    return loaded;
+  }
+
   private append(
     orderId: string,
     events: OrderEvent[],
@@ -77,4 +110,49 @@ function placedOwner(events: OrderEvent[]) {
   const placed = events.find((e) => e.type === 'OrderPlaced');
   if (!placed || placed.type !== 'OrderPlaced') throw new Error('a command on a missing order must place it');
   return { partner_id: placed.data.partner_id, environment: placed.data.environment };
+}
+
+type CachedOrder = LoadedOrder & { revision: number };
+
+/**
+ * Folded orders by id, least recently used first (a Map keeps insertion order). Entries are
+ * frozen: every caller of `load` shares them. A concurrent load that read an older revision never
+ * replaces a newer entry.
+ */
+class FoldedOrders {
+  private readonly entries = new Map<string, CachedOrder>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(orderId: string): CachedOrder | undefined {
+    const entry = this.entries.get(orderId);
+    if (entry) {
+      this.entries.delete(orderId);
+      this.entries.set(orderId, entry);
+    }
+    return entry;
+  }
+
+  set(orderId: string, loaded: CachedOrder): void {
+    if (this.capacity <= 0) return;
+    const current = this.entries.get(orderId);
+    if (current && current.revision >= loaded.revision) return;
+    this.entries.delete(orderId);
+    this.entries.set(orderId, loaded);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+/** The state with its view deeply frozen and its snapshot (and the snapshot's context) frozen. */
+function frozen(state: OrderState): OrderState {
+  deepFreeze(state.order);
+  Object.freeze(state.snapshot.context);
+  Object.freeze(state.snapshot);
+  return Object.freeze(state);
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
 }
