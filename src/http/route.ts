@@ -13,8 +13,8 @@ export interface RouteResult {
   data?: unknown;
   pagination?: unknown;
   headers?: Record<string, string>;
-  /** Raw non-JSON answer (HTML pages); bypasses the envelope. */
-  raw?: { contentType: string; body: string };
+  /** Raw answer (HTML pages, or an already serialised JSON envelope); sent as is. */
+  raw?: { contentType: string; body: string | Buffer };
 }
 
 export interface HandlerContext<P, Q, B> {

@@ -1,12 +1,14 @@
 import { z } from '../openapi/zod.js';
 import { defineRoute } from '../route.js';
-import { toItem, toMenu, toQuote, toStore, toStoreBrief } from '../presenters/catalog.js';
+import { toItem, toQuote, toStore, toStoreBrief } from '../presenters/catalog.js';
+import { MenuBodyCache } from '../presenters/menu-body-cache.js';
 import { DeliveryQuoteSchema, ItemParams, ItemSchema, MenuSchema, NoQuery, Pagination, QuoteQuery, StoreBriefSchema, StoreListQuery, StoreParams, StoreSchema } from '../schemas/catalog.js';
 import type { CatalogDeps } from './catalog.js';
 
 const TAGS = ['Catalog'];
 
 export function storeRoutes({ catalog, clock }: CatalogDeps) {
+  const menus = new MenuBodyCache();
   return [
     defineRoute({
       method: 'get',
@@ -61,7 +63,8 @@ export function storeRoutes({ catalog, clock }: CatalogDeps) {
       handler: ({ params }) => {
         const index = catalog.current();
         const store = index.requireStore(params.store_id);
-        return { data: toMenu(store, index.status(store, clock.now())) };
+        // The envelope serialised once per catalog and status (see MenuBodyCache); same bytes and headers as res.json.
+        return { raw: { contentType: 'application/json', body: menus.body(index, store, index.status(store, clock.now())) } };
       },
     }),
     defineRoute({

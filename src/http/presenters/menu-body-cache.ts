@@ -1,0 +1,69 @@
+/**
+ * The bytes of GET /v1/stores/{id}/menu answers, so a large menu is not rebuilt and serialised on
+ * every request (JSON.stringify of a 161 KB menu was the largest share of that route's CPU).
+ *
+ * A menu is a function of the store record and of the two time-dependent fields it shows,
+ * `store.status` and `store.accepting_orders`. The store record is immutable within one catalog
+ * index, and every catalog change (an import in this process, or the version poll picking up an
+ * import by another process) swaps in a new index. So an entry is used only when it was built from
+ * the same index object and for the same status and accepting_orders (today the latter follows
+ * from the status and the store's flag; it is in the key so a new rule cannot make it stale); a new
+ * index empties the cache. Nothing else (environment, partner, query) changes a menu. Bounded by total bytes, least
+ * recently used out first.
+ */
+import type { Store } from '../../domain/catalog/model.js';
+import type { StoreStatus } from '../../domain/catalog/status.js';
+import { toMenu } from './catalog.js';
+
+interface Entry {
+  status: StoreStatus['status'];
+  accepting: boolean;
+  body: Buffer;
+}
+
+export const DEFAULT_MENU_CACHE_BYTES = 32 * 1024 * 1024;
+
+export class MenuBodyCache {
+  private index: object | undefined;
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = DEFAULT_MENU_CACHE_BYTES) {}
+
+  /** The JSON envelope `{"data": menu}` of `store` as served from `index` with `status`. */
+  body(index: object, store: Store, status: StoreStatus): Buffer {
+    if (index !== this.index) {
+      this.entries.clear();
+      this.bytes = 0;
+      this.index = index;
+    }
+    const hit = this.entries.get(store.id);
+    if (hit && hit.status === status.status && hit.accepting === status.accepting_orders) {
+      // Re-inserting keeps the Map's order least recently used first.
+      this.entries.delete(store.id);
+      this.entries.set(store.id, hit);
+      return hit.body;
+    }
+    if (hit) this.remove(store.id, hit);
+    const body = Buffer.from(JSON.stringify({ data: toMenu(store, status) }));
+    if (body.length <= this.maxBytes) {
+      this.entries.set(store.id, { status: status.status, accepting: status.accepting_orders, body });
+      this.bytes += body.length;
+      for (const [id, entry] of this.entries) {
+        if (this.bytes <= this.maxBytes) break;
+        this.remove(id, entry);
+      }
+    }
+    return body;
+  }
+
+  /** Entries and bytes held (for tests and diagnostics). */
+  size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
+
+  private remove(id: string, entry: Entry): void {
+    this.entries.delete(id);
+    this.bytes -= entry.body.length;
+  }
+}
