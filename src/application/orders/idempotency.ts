@@ -34,12 +34,42 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Claims kept per process by default (about 200 bytes each). */
+export const DEFAULT_KEPT_CLAIMS = 10_000;
+
 export class IdempotencyKeys {
-  constructor(private readonly store: EventStore) {}
+  /**
+   * Claims already read or written, by stream, least recently used first. A claim is the first
+   * event of its stream and is never changed or removed, so a kept one is always the stored one;
+   * only a key never seen here (or evicted) is read from the store.
+   */
+  private readonly kept = new Map<string, Claim>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly capacity = DEFAULT_KEPT_CLAIMS,
+  ) {}
 
   async find(stream: string): Promise<Claim | null> {
+    const kept = this.kept.get(stream);
+    if (kept) {
+      this.kept.delete(stream);
+      this.kept.set(stream, kept);
+      return kept;
+    }
     const [first] = await this.store.readStream(stream, { maxCount: 1 });
-    return first ? (first.data as unknown as Claim) : null;
+    if (!first) return null;
+    const data = first.data as unknown as Claim;
+    return this.keep(stream, { request_hash: data.request_hash, order_id: data.order_id });
+  }
+
+  private keep(stream: string, claim: Claim): Claim {
+    if (this.capacity <= 0) return claim;
+    const frozen = Object.freeze({ request_hash: claim.request_hash, order_id: claim.order_id });
+    this.kept.delete(stream);
+    this.kept.set(stream, frozen);
+    if (this.kept.size > this.capacity) this.kept.delete(this.kept.keys().next().value!);
+    return frozen;
   }
 
   /** Returns the claim that holds: ours when we won, the earlier one otherwise. */
@@ -65,7 +95,7 @@ export class IdempotencyKeys {
         ],
         { expectedRevision: 'no_stream' },
       );
-      return { won: true, claim };
+      return { won: true, claim: this.keep(stream, claim) };
     } catch (err) {
       if (!(err instanceof WrongExpectedRevisionError)) throw err;
       const existing = await this.find(stream);

@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import type { EventStore } from '../../src/ports/event-store.js';
+import { IdempotencyKeys, idempotencyStream, requestHash } from '../../src/application/orders/idempotency.js';
+
+let dir: string;
+let stores: SqliteEventStore[];
+/** Two connections to one file: `other` stands for another process of the service. */
+let here: SqliteEventStore;
+let other: SqliteEventStore;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'order-idempotency-'));
+  const file = join(dir, 'events.db');
+  stores = [new SqliteEventStore({ file, synchronous: 'NORMAL' }), new SqliteEventStore({ file, synchronous: 'NORMAL' })];
+  [here, other] = stores as [SqliteEventStore, SqliteEventStore];
+});
+afterEach(async () => {
+  for (const s of stores) await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const meta = { partner_id: 'ptn_1', environment: 'sandbox' as const, at: '2026-10-12T10:00:00.000Z' };
+const stream = (key: string) => idempotencyStream('sandbox', 'ptn_1', key);
+
+function countingReads(inner: EventStore) {
+  const counter = { reads: 0 };
+  const store = Object.create(inner) as EventStore;
+  store.readStream = (...args) => {
+    counter.reads++;
+    return inner.readStream(...args);
+  };
+  return { store, counter };
+}
+
+describe('IdempotencyKeys', () => {
+  it('hashes a body the same whatever its key order and undefined fields, and differently when a value changes', () => {
+    const body = { store_id: 'st_1', items: [{ item_id: 'a', quantity: 2 }], customer: { name: 'Sara', phone: '+96550001111' } };
+    const reordered = { customer: { phone: '+96550001111', name: 'Sara' }, items: [{ quantity: 2, item_id: 'a' }], store_id: 'st_1', tip: undefined };
+    expect(requestHash(reordered)).toBe(requestHash(body));
+    expect(requestHash({ ...body, store_id: 'st_2' })).not.toBe(requestHash(body));
+    expect(requestHash({ ...body, items: [{ item_id: 'a', quantity: 3 }] })).not.toBe(requestHash(body));
+  });
+
+  it('gives the hash stored claims hold: it must never change for the same body (a replay after an upgrade)', () => {
+    const body = {
+      store_id: 'st_1',
+      items: [{ item_id: 'a', quantity: 2, modifier_ids: ['m2', 'm1'] }],
+      customer: { name: 'Sära "S"', phone: '+96550001111' },
+      tip: 0.5,
+      reference: null,
+      delivery_address: { line1: 'Block 1', floor: undefined, location: { lat: 29.33, lng: -48.07 } },
+      payment_method: 'card',
+    };
+    expect(requestHash(body)).toBe('97315a4aaecb5f9b446a639399b9776818cb3aeb6d2521f428de0f013115d1fd');
+  });
+
+  it('when a key was claimed here, then finding it again reads nothing from the store', async () => {
+    const { store, counter } = countingReads(here);
+    const keys = new IdempotencyKeys(store);
+    const claim = { request_hash: 'h1', order_id: 'sbx_1' };
+    expect(await keys.claim(stream('key-0001'), claim, meta)).toEqual({ won: true, claim });
+    expect(await keys.find(stream('key-0001'))).toEqual(claim);
+    expect(await keys.find(stream('key-0001'))).toEqual(claim);
+    expect(counter.reads).toBe(0);
+  });
+
+  it('when another process claimed a key, then it is found in the store once, and claiming it here loses to theirs', async () => {
+    const theirs = new IdempotencyKeys(other);
+    const { store, counter } = countingReads(here);
+    const ours = new IdempotencyKeys(store);
+    expect(await ours.find(stream('key-0002'))).toBeNull();
+    await theirs.claim(stream('key-0002'), { request_hash: 'h-theirs', order_id: 'sbx_theirs' }, meta);
+    // A key not found before is read again: only found claims are kept.
+    expect(await ours.find(stream('key-0002'))).toEqual({ request_hash: 'h-theirs', order_id: 'sbx_theirs' });
+    expect(await ours.find(stream('key-0002'))).toEqual({ request_hash: 'h-theirs', order_id: 'sbx_theirs' });
+    expect(counter.reads).toBe(2);
+    await theirs.claim(stream('key-0004'), { request_hash: 'h-theirs', order_id: 'sbx_theirs4' }, meta);
+    const race = await ours.claim(stream('key-0004'), { request_hash: 'h-ours', order_id: 'sbx_ours4' }, meta);
+    expect(race).toEqual({ won: false, claim: { request_hash: 'h-theirs', order_id: 'sbx_theirs4' } });
+  });
+
+  it('keeps a bounded number of claims: the least recently used is read from the store again', async () => {
+    const { store, counter } = countingReads(here);
+    const keys = new IdempotencyKeys(store, 2);
+    for (const k of ['key-000a', 'key-000b', 'key-000c']) await keys.claim(stream(k), { request_hash: k, order_id: `sbx_${k}` }, meta);
+    expect(counter.reads).toBe(0);
+    expect(await keys.find(stream('key-000a'))).toEqual({ request_hash: 'key-000a', order_id: 'sbx_key-000a' });
+    expect(counter.reads).toBe(1);
+    expect(await keys.find(stream('key-000c'))).toEqual({ request_hash: 'key-000c', order_id: 'sbx_key-000c' });
+    expect(counter.reads).toBe(1);
+  });
+});
