@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../src/adapters/sqlite/event-store-group-commit.js';
+import { GroupCommit, type Durability } from '../../src/adapters/sqlite/event-store-group-commit.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { WrongExpectedRevisionError } from '../../src/ports/event-store.js';
 
@@ -48,6 +48,92 @@ describe('GroupCommit', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
     expect(db.prepare('SELECT v FROM t ORDER BY rowid').pluck().all()).toEqual(['a', 'c']);
     db.close();
+  });
+
+  describe('with durability (synchronous=FULL: the fsync runs off the event loop)', () => {
+    /** A sync the test releases by hand, so "before" and "after the fsync" are observable. */
+    function manualSync(db: Database.Database): Durability & { release(error?: Error): void; calls: number } {
+      let pending: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+      const d = {
+        calls: 0,
+        head: () => BigInt((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n),
+        sync: () => {
+          d.calls++;
+          return new Promise<void>((resolve, reject) => pending.push({ resolve, reject }));
+        },
+        close: () => undefined,
+        release(error?: Error) {
+          const p = pending;
+          pending = [];
+          for (const w of p) (error ? w.reject(error) : w.resolve());
+        },
+      };
+      return d;
+    }
+    const tick = () => new Promise((r) => setImmediate(r));
+
+    it('when a write has committed but its fsync has not returned, then it is not acknowledged and readers see only the older head', async () => {
+      const db = new Database(join(dir, 'g.db'));
+      db.exec('CREATE TABLE t (v TEXT)');
+      db.prepare('INSERT INTO t (v) VALUES (?)').run('old');
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      const durability = manualSync(db);
+      let woken = 0;
+      const group = new GroupCommit(db, () => woken++, durability);
+      let acked = false;
+      const write = group.write(() => insert.run('new')).then(() => (acked = true));
+      await tick();
+      expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 2 }); // committed
+      expect(acked).toBe(false);
+      expect(woken).toBe(0);
+      expect(group.visibleHead()).toBe(1n); // the head before the commit
+      durability.release();
+      await write;
+      expect(acked).toBe(true);
+      expect(woken).toBe(1);
+      expect(group.visibleHead()).toBeNull();
+      db.close();
+    });
+
+    it('when writes commit while an fsync runs, then they share the next fsync and are acknowledged after it', async () => {
+      const db = new Database(join(dir, 'g.db'));
+      db.exec('CREATE TABLE t (v TEXT)');
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      const durability = manualSync(db);
+      const group = new GroupCommit(db, () => undefined, durability);
+      const order: string[] = [];
+      const first = group.write(() => insert.run('a')).then(() => order.push('a'));
+      await tick();
+      const later = ['b', 'c'].map((v) => group.write(() => insert.run(v)).then(() => order.push(v)));
+      await tick();
+      expect(durability.calls).toBe(1); // b and c wait for the fsync in flight to end
+      expect(group.visibleHead()).toBe(0n);
+      durability.release();
+      await first;
+      await tick();
+      expect(order).toEqual(['a']);
+      expect(durability.calls).toBe(2);
+      expect(group.visibleHead()).toBe(1n); // a is durable, b and c are not yet
+      durability.release();
+      await Promise.all(later);
+      expect(order).toEqual(['a', 'b', 'c']);
+      expect(group.visibleHead()).toBeNull();
+      db.close();
+    });
+
+    it('when the fsync fails, then the writes it covered are rejected (their durability is unknown)', async () => {
+      const db = new Database(join(dir, 'g.db'));
+      db.exec('CREATE TABLE t (v TEXT)');
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      const durability = manualSync(db);
+      const group = new GroupCommit(db, () => undefined, durability);
+      const write = group.write(() => insert.run('a'));
+      await tick();
+      durability.release(new Error('EIO'));
+      await expect(write).rejects.toThrow('EIO');
+      expect(group.visibleHead()).toBeNull();
+      db.close();
+    });
   });
 
   it('rejects queued writes when the database is closed before the commit', async () => {

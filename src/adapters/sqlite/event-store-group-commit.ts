@@ -8,21 +8,46 @@ interface Write {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+interface Committed {
+  batch: Write[];
+  outcomes: Outcome[];
+}
+
+/**
+ * Makes committed writes durable off the event loop: an fsync of the write-ahead log on libuv's
+ * thread pool. The connection then commits with synchronous=NORMAL (no fsync of its own).
+ */
+export interface Durability {
+  sync(): Promise<void>;
+  /** The newest position in the log now (what the next sync will cover). */
+  head(): bigint;
+  close(): void;
+}
+
 /**
  * Group commit: the writes requested during one turn of the event loop share one IMMEDIATE
- * transaction, so one commit and, with synchronous=FULL, one fsync. A disk that does a few
- * hundred fsyncs per second otherwise caps the whole service at that many writes. Each write runs
- * in its own savepoint, so one that throws (a wrong expected revision) rolls back alone while the
- * others commit. Every caller's promise settles after the commit: an acknowledged write is exactly
- * as durable as with one transaction per write.
+ * transaction, so one commit. Each write runs in its own savepoint, so one that throws (a wrong
+ * expected revision) rolls back alone while the others commit.
+ *
+ * With `durability` (synchronous=FULL), the commit itself does not wait for the disk: the batches
+ * committed meanwhile share the next fsync of the log, which runs on another thread, and every
+ * caller's promise settles only after the fsync that covers its commit. An acknowledged write is
+ * as durable as with a FULL commit, and the event loop never blocks on the disk. Until then the
+ * rows are hidden from this process's log readers (`visibleHead`), so no projection, webhook or
+ * consumer acts on an event a power loss could still take back.
  */
 export class GroupCommit {
   private queue: Write[] = [];
+  private unsynced: Committed[] = [];
+  private syncing: Promise<void> | undefined;
+  /** While writes await their fsync: the newest position that is durable. */
+  private durableHead: bigint | null = null;
   private readonly commitBatch: Database.Transaction<(batch: Write[]) => Outcome[]>;
 
   constructor(
     private readonly db: Database.Database,
     private readonly afterCommit: () => void,
+    private readonly durability?: Durability,
   ) {
     // A transaction function called inside another one runs as a savepoint.
     const savepoint = db.transaction((run: () => unknown) => run());
@@ -46,6 +71,11 @@ export class GroupCommit {
     });
   }
 
+  /** The newest position this process's readers may see, or null when every commit is durable. */
+  visibleHead(): bigint | null {
+    return this.durableHead;
+  }
+
   /** Commits what is queued now; close() calls it so no queued write is dropped. */
   flush(): void {
     const batch = this.queue;
@@ -54,14 +84,49 @@ export class GroupCommit {
       for (const w of batch) w.reject(new Error('the event store is closed'));
       return;
     }
+    if (this.durability && this.durableHead === null) this.durableHead = this.durability.head();
     let outcomes: Outcome[];
     try {
       outcomes = this.commitBatch.immediate(batch);
     } catch (error) {
       for (const w of batch) w.reject(error);
+      if (!this.syncing && this.unsynced.length === 0) this.durableHead = null;
       return;
     }
+    if (!this.durability) return this.settle([{ batch, outcomes }]);
+    this.unsynced.push({ batch, outcomes });
+    this.syncNext();
+  }
+
+  /** Resolves once every commit made so far is durable (close() waits for it). */
+  async drain(): Promise<void> {
+    while (this.syncing) await this.syncing;
+  }
+
+  private syncNext(): void {
+    if (this.syncing || this.unsynced.length === 0 || !this.durability) return;
+    const covered = this.unsynced;
+    this.unsynced = [];
+    const head = this.durability.head();
+    this.syncing = this.durability.sync().then(
+      () => {
+        this.durableHead = this.unsynced.length === 0 ? null : head;
+        this.settle(covered);
+      },
+      (error: unknown) => {
+        // Whether the disk has these writes is unknown: the callers hear so (and retry, as the spec asks).
+        this.durableHead = this.unsynced.length === 0 ? null : head;
+        for (const { batch } of covered) for (const w of batch) w.reject(error);
+        this.afterCommit();
+      },
+    ).finally(() => {
+      this.syncing = undefined;
+      this.syncNext();
+    });
+  }
+
+  private settle(committed: Committed[]): void {
     this.afterCommit();
-    outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.value) : batch[i]!.reject(o.error)));
+    for (const { batch, outcomes } of committed) outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.value) : batch[i]!.reject(o.error)));
   }
 }

@@ -93,10 +93,14 @@ export class PageReader {
   private readonly headStatement: Database.Statement<[], { head: number | null }>;
   private readonly readPage: (after: bigint, maxCount: number, filter?: EventFilter) => Page;
 
-  constructor(private readonly db: Database.Database) {
+  /** `visibleHead`: while this process's newest commits await their fsync, the last position readers may see. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly visibleHead: () => bigint | null = () => null,
+  ) {
     this.headStatement = db.prepare('SELECT MAX(position) AS head FROM events');
     this.readPage = db.transaction((after: bigint, maxCount: number, filter?: EventFilter): Page => {
-      const head = BigInt(this.headStatement.get()?.head ?? 0);
+      const head = this.head();
       if (head <= after || maxCount <= 0) return { events: [], scannedTo: after, reachedHead: true };
       const { sql, params } = filterSql(filter);
       const rows = this.statement(sql).all(after, head, ...params, maxCount) as EventRow[];
@@ -112,6 +116,13 @@ export class PageReader {
   }
 
   head(): bigint {
+    const head = BigInt(this.headStatement.get()?.head ?? 0);
+    const visible = this.visibleHead();
+    return visible !== null && visible < head ? visible : head;
+  }
+
+  /** The newest position in the log, durable or not. */
+  newest(): bigint {
     return BigInt(this.headStatement.get()?.head ?? 0);
   }
 

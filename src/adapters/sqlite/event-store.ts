@@ -19,7 +19,8 @@ import { SqliteConsumerGroup } from './event-store-consumer-group.js';
 import { EVENT_COLUMNS, PageReader, toStreamEvent, type EventRow } from './event-store-reader.js';
 import { tailSubscription } from './event-store-tail.js';
 import { Wakeup } from './event-store-wakeup.js';
-import { GroupCommit } from './event-store-group-commit.js';
+import { GroupCommit, type Durability } from './event-store-group-commit.js';
+import { walFsync } from './event-store-wal-fsync.js';
 
 /**
  * Schema of the embedded event store. `position` is the global order (AUTOINCREMENT: never
@@ -84,6 +85,7 @@ export class SqliteEventStore implements EventStore {
   private readonly writes: GroupCommit;
   private readonly file: string;
   private bookkeepingDb: Database.Database | undefined;
+  private readonly durability: Durability | undefined;
 
   constructor(options: SqliteEventStoreOptions) {
     this.clock = options.clock ?? systemClock;
@@ -92,9 +94,12 @@ export class SqliteEventStore implements EventStore {
     // timeout: how long a writer waits for another process's write lock (SQLITE_BUSY otherwise).
     this.db = new Database(options.file, { timeout: 5000 });
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.exec(SCHEMA);
-    this.reader = new PageReader(this.db);
+    const full = (options.synchronous ?? 'FULL') === 'FULL';
+    // FULL: the log's fsync runs on another thread (walFsync), so the connection itself needs none.
+    const durability = (this.durability = full ? walFsync(this.db, options.file, () => this.reader.newest()) : undefined);
+    this.db.pragma(`synchronous = ${full && !durability ? 'FULL' : 'NORMAL'}`);
+    this.reader = new PageReader(this.db, () => this.writes.visibleHead());
     const db = this.db;
     this.sql = {
       stream: db.prepare<[string], { last_revision: number; max_count: number | null }>(
@@ -141,7 +146,7 @@ export class SqliteEventStore implements EventStore {
       if (stream?.max_count) this.sql.trim.run(streamId, revision - stream.max_count);
       return { nextExpectedRevision: revision, position };
     });
-    this.writes = new GroupCommit(db, () => this.wakeup.notify());
+    this.writes = new GroupCommit(db, () => this.wakeup.notify(), durability);
   }
 
   async append(
@@ -193,11 +198,12 @@ export class SqliteEventStore implements EventStore {
   async setStreamMaxCount(streamId: string, maxCount: number): Promise<void> {
     assertStreamId(streamId);
     if (!Number.isInteger(maxCount) || maxCount < 1) throw new TypeError('maxCount must be an integer >= 1');
-    this.db.transaction(() => {
+    // Through the group commit, so it is as durable as an append.
+    await this.writes.write(() => {
       this.sql.setMaxCount.run(streamId, maxCount);
       const last = this.sql.stream.get(streamId)?.last_revision ?? -1;
       this.sql.trim.run(streamId, last - maxCount);
-    }).immediate();
+    });
   }
 
   async listStreams(options: { prefix?: string; limit?: number } = {}): Promise<StreamInfo[]> {
@@ -217,6 +223,8 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.db.open) this.writes.flush();
+    await this.writes.drain();
+    this.durability?.close();
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await Promise.all([...this.groups].map((g) => g.stop()));
     if (this.bookkeepingDb?.open) this.bookkeepingDb.close();

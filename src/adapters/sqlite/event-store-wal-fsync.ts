@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type Database from 'better-sqlite3';
+import type { Durability } from './event-store-group-commit.js';
+
+const fsync = promisify(fs.fsync);
+
+/**
+ * synchronous=FULL without blocking the event loop. In WAL mode a commit appends its frames to
+ * the `-wal` file, and FULL adds an fsync of that file before the commit returns. Here the
+ * connection runs at NORMAL (frames written, not synced) and this fsync of the same file runs on
+ * libuv's thread pool: once it returns, every commit made before it is on disk exactly as with
+ * FULL (fsync covers the file, whichever descriptor wrote it). SQLite at NORMAL still syncs the log
+ * before each checkpoint, so the database itself is never at risk; only acknowledgement waits.
+ *
+ * Not for in-memory or temporary databases (nothing to sync): returns undefined, and the caller
+ * keeps SQLite's own FULL.
+ */
+export function walFsync(db: Database.Database, file: string, head: () => bigint): Durability | undefined {
+  if (file === '' || file === ':memory:' || db.memory) return undefined;
+  // The -wal file exists once a WAL connection has read the database (the schema above did).
+  const wal = `${file}-wal`;
+  if (!fs.existsSync(wal)) return undefined;
+  let fd: number | null = fs.openSync(wal, 'r+');
+  syncDirectory(path.dirname(path.resolve(file)));
+  return {
+    head,
+    sync: () => (fd === null ? Promise.reject(new Error('the event store is closed')) : fsync(fd)),
+    close: () => {
+      if (fd !== null) fs.closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+/** The -wal file's directory entry must be durable too (it may have just been created). */
+function syncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
