@@ -65,7 +65,10 @@ describe('GroupCommit', () => {
         release(error?: Error) {
           const p = pending;
           pending = [];
-          for (const w of p) (error ? w.reject(error) : w.resolve());
+          for (const w of p) {
+            if (error) w.reject(error);
+            else w.resolve();
+          }
         },
       };
       return d;
