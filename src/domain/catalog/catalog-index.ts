@@ -7,7 +7,8 @@ import { ApiError } from '../errors.js';
 import { deliveryQuote, type DeliveryQuote } from './geo.js';
 import type { Catalog, Category, Item, Offer, Point, Store, Vertical } from './model.js';
 import { activeOffers, bestAutomaticOffer, isActive, promoKey, storeOffers, validatePromo, type AppliedOffer, type Basket, type PromoValidation } from './offers.js';
-import { indexStore, listStores, searchCatalog, type IndexedItem, type IndexedStore, type Page, type SearchQuery, type SearchResult, type StoreHit, type StoreListQuery } from './search.js';
+import { BoundedMemo } from './bounded-memo.js';
+import { indexStore, listStores, matchCatalog, searchCatalog, type IndexedItem, type IndexedStore, type Page, type SearchQuery, type SearchResult, type StoreHit, type StoreListQuery, type TextMatch } from './search.js';
 import { memoisedStatus, type StoreStatus } from './status.js';
 import { parseCatalog } from './validate.js';
 
@@ -32,6 +33,17 @@ export class CatalogIndex {
   private readonly byCode = new Map<string, Offer>();
   /** Statuses are asked for constantly and change at most once a minute. */
   private readonly statusOf = memoisedStatus();
+  /**
+   * The text matches of recent search queries: they depend only on this (immutable) catalog and
+   * the query text, so a new import, which builds a new index, starts with an empty memo. Bounded
+   * by queries and by matched stores + items held.
+   */
+  private readonly textMatches = new BoundedMemo<readonly TextMatch[]>({
+    maxEntries: 1000,
+    maxWeight: 100_000,
+    weigh: (matches) => matches.reduce((n, m) => n + 1 + m.items.length, 0),
+  });
+  private readonly matchText = (text: string) => this.textMatches.get(text, () => matchCatalog(this.entries, text));
 
   constructor(catalog: Catalog) {
     this.catalog = catalog;
@@ -94,7 +106,7 @@ export class CatalogIndex {
   }
 
   search(query: SearchQuery, at: Date): SearchResult {
-    return searchCatalog(this.entries, query, at, this.statusOf);
+    return searchCatalog(this.entries, query, at, this.statusOf, this.matchText);
   }
 
   deliveryQuote(storeId: string, point: Point, at: Date): DeliveryQuote {

@@ -112,26 +112,63 @@ export interface SearchResult {
   items: ItemHit[];
 }
 
-/** Stores and items whose names match; items of sold-out state rank after available ones. */
-export function searchCatalog(entries: readonly IndexedStore[], query: SearchQuery, at: Date, statusOf: StatusFn = storeStatus): SearchResult {
-  const q = matchForms(query.q);
-  if (q[0] === '') return { stores: [], items: [] };
+/** A store whose name or items match a query's text, whatever the point. */
+export interface TextMatch {
+  entry: IndexedStore;
+  /** Rank of the store's own name; null when only items match. */
+  rank: number | null;
+  /** Matching items, in menu order; rank already puts sold-out after available (see searchCatalog). */
+  items: { indexed: IndexedItem; rank: number; id: string }[];
+}
+
+/**
+ * The text half of a search: depends only on the catalog and the query, so CatalogIndex can keep
+ * it for repeated queries. In catalog order, only stores with a match.
+ */
+export function matchCatalog(entries: readonly IndexedStore[], text: string): TextMatch[] {
+  const q = matchForms(text);
+  if (q[0] === '') return [];
   const fragment = requiredFragment(q);
-  const stores: Ranked<Store>[] = [];
-  const items: Ranked<ItemHit>[] = [];
+  const out: TextMatch[] = [];
   for (const entry of entries) {
-    const { store } = entry;
-    const distance = reachDistance(store, query.point);
-    if (distance === undefined) continue;
-    const storeRank = bestRank(entry.keys, q);
-    if (storeRank !== null) stores.push({ hit: store, rank: storeRank, distance, name: entry.sortKey, id: store.id });
+    const rank = bestRank(entry.keys, q);
+    const items: TextMatch['items'] = [];
     for (const it of entry.items) {
       if (!it.haystack.includes(fragment)) continue;
-      const rank = bestRank(it.keys, q);
-      if (rank === null) continue;
-      const hit = { item: it.item, store, category_id: it.category_id, distance_m: distance };
+      const itemRank = bestRank(it.keys, q);
+      if (itemRank === null) continue;
       // Sold-out items sort after every available match of the same quality.
-      items.push({ hit, rank: rank * 2 + (it.item.available ? 0 : 1), distance, name: it.sortKey, id: `${store.id}/${it.item.id}` });
+      items.push({ indexed: it, rank: itemRank * 2 + (it.item.available ? 0 : 1), id: `${entry.store.id}/${it.item.id}` });
+    }
+    if (rank !== null || items.length > 0) out.push({ entry, rank, items });
+  }
+  return out;
+}
+
+export type MatchFn = (text: string) => readonly TextMatch[];
+
+/**
+ * Stores and items whose names match; items of sold-out state rank after available ones.
+ * `match` gives the text matches (CatalogIndex passes a memo of matchCatalog); only the stores
+ * among them are then checked against the point.
+ */
+export function searchCatalog(
+  entries: readonly IndexedStore[],
+  query: SearchQuery,
+  at: Date,
+  statusOf: StatusFn = storeStatus,
+  match: MatchFn = (text) => matchCatalog(entries, text),
+): SearchResult {
+  const stores: Ranked<Store>[] = [];
+  const items: Ranked<ItemHit>[] = [];
+  for (const m of match(query.q)) {
+    const { store } = m.entry;
+    const distance = reachDistance(store, query.point);
+    if (distance === undefined) continue;
+    if (m.rank !== null) stores.push({ hit: store, rank: m.rank, distance, name: m.entry.sortKey, id: store.id });
+    for (const { indexed, rank, id } of m.items) {
+      const hit = { item: indexed.item, store, category_id: indexed.category_id, distance_m: distance };
+      items.push({ hit, rank, distance, name: indexed.sortKey, id });
     }
   }
   return {
