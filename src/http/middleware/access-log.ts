@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Logger } from '../../shared/logger.js';
 import type { Principal } from '../../application/key-resolver.js';
 
@@ -8,25 +8,32 @@ import type { Principal } from '../../application/key-resolver.js';
  */
 const pathShape = (path: string): string => path.split('/').map((s) => (s === '' || /^[a-z][a-z0-9-]*$/.test(s) ? s : ':id')).join('/');
 
-/** One log line per request. Never logs headers, bodies or keys. */
-export function accessLog(logger: Logger) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const principal = res.locals.principal as Principal | undefined;
-      const line = {
-        request_id: res.locals.requestId as string,
-        method: req.method,
-        route: req.route?.path ?? (res.statusCode === 404 ? '(unmatched)' : pathShape(req.path)),
-        status: res.statusCode,
-        duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
-        partner_id: principal?.partner.id,
-        environment: principal?.key.environment,
-        error_code: res.locals.errorCode as string | undefined,
-      };
-      if (res.statusCode >= 500) logger.error(line, 'request failed');
-      else logger.info(line, 'request');
-    });
-    next();
+/**
+ * One log line per request, written when the response has finished. Never logs headers, bodies or
+ * keys. Returns the per-request step; the 'finish' listener is one shared function (no closure per
+ * request), reading what it needs from the response.
+ */
+export function accessLog(logger: Logger): (req: Request, res: Response) => void {
+  function onFinish(this: Response): void {
+    const req = this.req;
+    const locals = this.locals;
+    const principal = locals.principal as Principal | undefined;
+    const status = this.statusCode;
+    const line = {
+      request_id: locals.requestId as string,
+      method: req.method,
+      route: (req.route as { path: string } | undefined)?.path ?? (status === 404 ? '(unmatched)' : pathShape(req.path)),
+      status,
+      duration_ms: performance.now() - (locals.startedAt as number),
+      partner_id: principal?.partner.id,
+      environment: principal?.key.environment,
+      error_code: locals.errorCode as string | undefined,
+    };
+    if (status >= 500) logger.error(line, 'request failed');
+    else logger.info(line, 'request');
+  }
+  return (_req, res) => {
+    res.locals.startedAt = performance.now();
+    res.on('finish', onFinish);
   };
 }

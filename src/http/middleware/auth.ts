@@ -2,13 +2,12 @@ import type { Request, Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
 import type { KeyResolver, Principal } from '../../application/key-resolver.js';
 import type { KeyRateLimiter } from '../../application/rate-limits.js';
-import { requestContext } from '../../shared/request-context.js';
 
 const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
 
 export function authenticator(keys: KeyResolver) {
   return async (req: Request): Promise<Principal> => {
-    const header = req.get('authorization');
+    const header = req.headers.authorization;
     if (header === undefined || header.trim() === '') {
       throw new ApiError('missing_api_key');
     }
@@ -17,8 +16,6 @@ export function authenticator(keys: KeyResolver) {
     if (!principal) {
       throw new ApiError('invalid_api_key', 'The API key is not valid. Send "Authorization: Bearer <API_KEY>" with an active key.');
     }
-    const ctx = requestContext.get();
-    if (ctx) Object.assign(ctx, { partnerId: principal.partner.id, environment: principal.key.environment });
     return principal;
   };
 }

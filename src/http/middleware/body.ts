@@ -3,6 +3,13 @@ import { ApiError } from '../../domain/errors.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
+/**
+ * Whether the request carries a body at all, as body-parser decides it (a Content-Length header,
+ * even 0, or Transfer-Encoding). Without one, body-parser would only leave `req.body` undefined.
+ */
+export const hasBodyHeaders = (req: Request): boolean =>
+  req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+
 /** JSON bodies only, up to `limit` bytes. A body of any other type is a 415, not silently ignored. */
 export function jsonBody(limit: number) {
   const parse = express.json({ limit, strict: true, type: 'application/json' });
