@@ -20,19 +20,27 @@ export class KeyResolver {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  async resolve(key: string): Promise<Principal | null> {
+  /**
+   * The answer for `key`: synchronously when a fresh cached answer exists (every request but one a
+   * second per key), else a promise of the store's answer.
+   */
+  resolve(key: string): Principal | null | Promise<Principal | null> {
     if (!environmentOfKey(key)) return null;
     const hash = hashKey(key);
     const hit = this.cache.get(hash);
     const now = this.now();
     if (hit && now - hit.at < this.ttlMs) return hit.value;
-    const value = await this.lookup(hash);
+    return this.lookup(hash, now);
+  }
+
+  private async lookup(hash: string, now: number): Promise<Principal | null> {
+    const value = await this.find(hash);
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     this.cache.set(hash, { at: now, value });
     return value;
   }
 
-  private async lookup(hash: string): Promise<Principal | null> {
+  private async find(hash: string): Promise<Principal | null> {
     const key = await this.store.findKeyByHash(hash);
     if (!key || key.revoked_at) return null;
     const partner = await this.store.getPartner(key.partner_id);

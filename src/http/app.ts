@@ -10,7 +10,7 @@ import { hasBodyHeaders, jsonBody } from './middleware/body.js';
 import { authenticator, rateLimiter } from './middleware/auth.js';
 import { errorMapper } from './middleware/errors.js';
 import { notFound } from './middleware/not-found.js';
-import { mountRoutes } from './mount.js';
+import { routeDispatcher } from './mount.js';
 import type { RouteSpec } from './route.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { openApiRoutes } from './routes/openapi.js';
@@ -48,25 +48,21 @@ export function createApp(deps: AppDeps): App {
   const unrouted = notFound(routes);
   const startLog = accessLog(deps.logger);
   const body = jsonBody(deps.bodyLimitBytes);
-  // Express would answer OPTIONS itself with a text/plain 200; this API has no OPTIONS (no browser CORS).
-  const afterBody = (req: Request, res: Response, next: NextFunction): void => (req.method === 'OPTIONS' ? unrouted(req, res, next) : next());
-  // The steps every request takes before routing, in one middleware (each Express layer costs a
-  // dispatch per request): request id, access log, body.
-  app.use((req, res, next) => {
-    assignRequestId(req, res);
-    startLog(req, res);
-    if (!hasBodyHeaders(req)) return afterBody(req, res, next);
-    body(req, res, (err?: unknown) => (err ? next(err) : afterBody(req, res, next)));
-  });
-
-  const router = express.Router({ strict: false, caseSensitive: true });
-  mountRoutes(router, routes, {
+  const dispatch = routeDispatcher(routes, {
     authenticate: authenticator(deps.keys),
     rateLimit: rateLimiter(deps.limits),
     requireAdmin: adminGuard(deps.adminToken),
+  }, unrouted);
+  // Express would answer OPTIONS itself with a text/plain 200; this API has no OPTIONS (no browser CORS).
+  const route = (req: Request, res: Response, next: NextFunction): void => (req.method === 'OPTIONS' ? unrouted(req, res, next) : dispatch(req, res, next));
+  // Every step of a request in one middleware (each Express layer costs a dispatch per request):
+  // request id, access log, body (only when there is one), then the route.
+  app.use((req, res, next) => {
+    assignRequestId(req, res);
+    startLog(req, res);
+    if (!hasBodyHeaders(req)) return route(req, res, next);
+    body(req, res, (err?: unknown) => (err ? next(err) : route(req, res, next)));
   });
-  app.use(router);
-  app.use(unrouted);
   app.use(errorMapper(deps.logger));
   return { express: app, routes, openApiDocument };
 }

@@ -43,6 +43,12 @@ describe('routing', () => {
     expect((await t.http.get('/v1/stores/kw-shawarma-reem/').set(bearer(p.live))).status).toBe(200);
   });
 
+  it('a parameter that is not valid percent-encoding is a 400, not a 500', async () => {
+    const res = await t.http.get('/v1/stores/%E0').set(bearer(p.live));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'validation_error', param: 'path' });
+  });
+
   it('HEAD is answered by the GET route, with its headers and no body', async () => {
     const res = await raw().head('/v1/ping').set(bearer(p.live));
     expect(res.status).toBe(200);

@@ -5,18 +5,26 @@ import type { KeyRateLimiter } from '../../application/rate-limits.js';
 
 const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
 
+function invalidKey(): ApiError {
+  return new ApiError('invalid_api_key', 'The API key is not valid. Send "Authorization: Bearer <API_KEY>" with an active key.');
+}
+
+function accepted(principal: Principal | null): Principal {
+  if (!principal) throw invalidKey();
+  return principal;
+}
+
+/** Resolves the Bearer key; synchronous while the key's answer is cached (see KeyResolver). */
 export function authenticator(keys: KeyResolver) {
-  return async (req: Request): Promise<Principal> => {
+  return (req: Request): Principal | Promise<Principal> => {
     const header = req.headers.authorization;
     if (header === undefined || header.trim() === '') {
       throw new ApiError('missing_api_key');
     }
     const match = BEARER.exec(header.trim());
-    const principal = match ? await keys.resolve(match[1]!) : null;
-    if (!principal) {
-      throw new ApiError('invalid_api_key', 'The API key is not valid. Send "Authorization: Bearer <API_KEY>" with an active key.');
-    }
-    return principal;
+    if (!match) throw invalidKey();
+    const found = keys.resolve(match[1]!);
+    return found instanceof Promise ? found.then(accepted) : accepted(found);
   };
 }
 
