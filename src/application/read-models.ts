@@ -1,4 +1,4 @@
-import type { EventStore } from '../ports/event-store.js';
+import type { EventStore, RecordedEvent, Subscription } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-model-store.js';
 import type { Logger } from '../shared/logger.js';
 import { PROJECTIONS, type AnyProjection } from '../../projections/index.js';
@@ -14,6 +14,8 @@ export class ReadModels {
   readonly runners: Map<string, ProjectionRunner>;
   private catchingUp: Promise<void> = Promise.resolve();
   private stopping = false;
+  private shared: Subscription | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: { events: EventStore; store: ReadModelStore; logger?: Logger },
@@ -28,8 +30,9 @@ export class ReadModels {
 
   /**
    * Returns at once; reads wait (bounded) for the read models as usual. The runners first catch up
-   * together in one pass over the log, so each event is read and parsed once and the order read
-   * models fold it back to back (sharing the fold), then each continues on its own subscription.
+   * together in one pass over the log, then follow it on one shared subscription: each event is
+   * read and parsed once, and the order read models fold it back to back (sharing the fold). A
+   * runner that fails drops out and follows the log on its own subscription from its checkpoint.
    */
   async start(): Promise<void> {
     this.stopping = false;
@@ -37,15 +40,42 @@ export class ReadModels {
     for (const r of runners) await r.load();
     this.catchingUp = this.catchUpTogether(runners)
       .catch((err: unknown) => this.deps.logger?.error({ err }, 'shared catch-up failed; each projection catches up on its own'))
-      .then(async () => {
-        for (const r of runners) if (!this.stopping && !r.subscribed) await r.start(r.position);
-      });
+      .then(() => this.follow(runners));
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     await this.catchingUp;
+    clearTimeout(this.restartTimer);
+    await this.shared?.stop();
+    this.shared = undefined;
     for (const r of this.runners.values()) await r.stop();
+  }
+
+  /** One subscription from the lowest position of the runners it feeds (each skips what it has seen). */
+  private follow(runners: ProjectionRunner[]): void {
+    const fed = runners.filter((r) => !r.subscribed);
+    if (this.stopping || fed.length === 0) return;
+    const after = fed.reduce((min, r) => (r.position < min ? r.position : min), fed[0]!.position);
+    this.shared = this.deps.events.subscribeToAll({
+      after,
+      onEvent: (e) => this.feedAll(fed, e),
+      onError: (err) => {
+        this.deps.logger?.error({ err }, 'shared projection subscription stopped; restarting');
+        this.restartTimer = setTimeout(() => this.follow(fed), 1000);
+        this.restartTimer.unref();
+      },
+    });
+  }
+
+  private async feedAll(runners: ProjectionRunner[], e: RecordedEvent): Promise<void> {
+    for (const r of runners) {
+      if (r.subscribed) continue;
+      await r.feed(e).catch(async (err: unknown) => {
+        this.deps.logger?.error({ err, projection: r.projection.name }, 'projection failed; it follows the log on its own');
+        if (!this.stopping) await r.start(r.position);
+      });
+    }
   }
 
   /** Feeds every event up to the head to every runner that has not passed it. A runner that fails drops out and retries alone. */
