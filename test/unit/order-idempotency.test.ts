@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import type { EventStore } from '../../src/ports/event-store.js';
@@ -56,6 +58,34 @@ describe('IdempotencyKeys', () => {
       payment_method: 'card',
     };
     expect(requestHash(body)).toBe('97315a4aaecb5f9b446a639399b9776818cb3aeb6d2521f428de0f013115d1fd');
+  });
+
+  it('hashes any JSON body exactly as the first implementation did (the hashes of stored claims)', () => {
+    const reference = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+      if (value !== null && typeof value === 'object') {
+        const entries = Object.entries(value as Record<string, unknown>)
+          .filter(([, v]) => v !== undefined)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${reference(v)}`).join(',')}}`;
+      }
+      return JSON.stringify(value);
+    };
+    const withUndefined = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.jsonValue({ maxDepth: 2 }),
+        fc.constant(undefined),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(fc.string({ unit: 'binary' }), tie('value'), { maxKeys: 5 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ unit: 'binary' }), withUndefined, { maxKeys: 8 }), (body) => {
+        expect(requestHash(body)).toBe(createHash('sha256').update(reference(body)).digest('hex'));
+      }),
+      { numRuns: 500, seed: 3 },
+    );
   });
 
   it('when a key was claimed here, then finding it again reads nothing from the store', async () => {
