@@ -1,12 +1,14 @@
 import { z } from '../openapi/zod.js';
 import { defineRoute } from '../route.js';
-import { toCategory, toItem, toStoreBrief } from '../presenters/catalog.js';
+import { toCategory } from '../presenters/catalog.js';
+import { SearchBodyWriter } from '../presenters/search-body.js';
 import { CategorySchema, NoQuery, SearchQuery, SearchResultSchema } from '../schemas/catalog.js';
 import type { CatalogDeps } from './catalog.js';
 
 const TAGS = ['Catalog'];
 
 export function discoveryRoutes({ catalog, clock }: CatalogDeps) {
+  const searchBodies = new SearchBodyWriter();
   return [
     defineRoute({
       method: 'get',
@@ -24,15 +26,8 @@ export function discoveryRoutes({ catalog, clock }: CatalogDeps) {
         const at = clock.now();
         const point = query.lat !== undefined && query.lng !== undefined ? { lat: query.lat, lng: query.lng } : undefined;
         const result = index.search({ q: query.q, point, limit: query.limit }, at);
-        return {
-          data: {
-            stores: result.stores.map(toStoreBrief),
-            items: result.items.map((hit) => ({
-              ...toItem(hit.item, hit.category_id, hit.store.currency),
-              store: { id: hit.store.id, name: hit.store.name, status: index.status(hit.store, at).status },
-            })),
-          },
-        };
+        // Written as text with each item's JSON reused (see SearchBodyWriter); the same bytes and headers as res.json.
+        return { raw: { contentType: 'application/json', body: searchBodies.body(result, (store) => index.status(store, at)) } };
       },
     }),
     defineRoute({
