@@ -1,6 +1,6 @@
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../ports/event-store.js';
 import type { OrderEvent } from '../../domain/order/events.js';
-import { evolve, initialState, type OrderState } from '../../domain/order/state.js';
+import { fold, initialState, type OrderState } from '../../domain/order/state.js';
 import { eventMetadata, type CommandContext } from './context.js';
 
 export const orderStream = (orderId: string): string => `order-${orderId}`;
@@ -48,11 +48,11 @@ export class OrderRepository {
       const tail = await this.store.readStream(stream, { fromRevision: cached.revision + 1 });
       if (tail.length === 0) return cached;
       // A tail that does not start right after the cached revision cannot be folded onto it.
-      if (tail[0]!.revision === cached.revision + 1) return this.fold(orderId, cached.state, tail);
+      if (tail[0]!.revision === cached.revision + 1) return this.keep(orderId, cached.state, tail);
     }
     const recorded = await this.store.readStream(stream);
     if (recorded.length === 0) return { state: initialState(), revision: 'no_stream' };
-    return this.fold(orderId, initialState(), recorded);
+    return this.keep(orderId, initialState(), recorded);
   }
 
   /**
@@ -77,13 +77,13 @@ export class OrderRepository {
         throw err;
       });
       if (!result) continue;
-      return { state: events.reduce(evolve, state), events, position: result.position };
+      return { state: fold(state, events), events, position: result.position };
     }
   }
 
-  private fold(orderId: string, from: OrderState, recorded: RecordedEvent[]): LoadedOrder & { revision: number } {
-    let state = from;
-    for (const e of recorded) state = evolve(state, { type: e.type, data: e.data } as OrderEvent);
+  /** Folds `recorded` onto `from` and keeps the result. */
+  private keep(orderId: string, from: OrderState, recorded: RecordedEvent[]): CachedOrder {
+    const state = fold(from, recorded.map((e) => ({ type: e.type, data: e.data }) as OrderEvent));
     const loaded = { state: frozen(state), revision: recorded[recorded.length - 1]!.revision };
     this.folded.set(orderId, loaded);
     return loaded;

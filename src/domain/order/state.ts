@@ -39,24 +39,44 @@ export function initialState(): OrderState {
 }
 
 export function evolve(state: OrderState, event: OrderEvent): OrderState {
-  if (!state.snapshot.can(event)) {
-    const at = state.order ? `status ${state.order.status}` : 'an unplaced order';
-    throw new OrderHistoryError(`stored event ${event.type} is not accepted in ${at}`);
-  }
-  const snapshot = nextSnapshot(state.snapshot, event);
-  return { snapshot, order: viewOf(state.order, snapshot, event) };
+  return fold(state, [event]);
 }
 
 export function rehydrate(events: readonly OrderEvent[]): OrderState {
-  return events.reduce(evolve, initialState());
+  return fold(initialState(), events);
 }
 
-function viewOf(previous: OrderView | null, snapshot: OrderSnapshot, event: OrderEvent): OrderView {
+/**
+ * The same as `events.reduce(evolve, state)`, with the view built once, for the last event: the
+ * view is OrderPlaced's fields plus what the final snapshot says plus the last `at`, so the
+ * intermediate views (a copy of every field per event, about a third of a 10-event fold) were
+ * never needed. Every event is still checked and stepped through the machine, in order.
+ */
+export function fold(state: OrderState, events: readonly OrderEvent[]): OrderState {
+  if (events.length === 0) return state;
+  let snapshot = state.snapshot;
+  let placed: OrderPlacedData | null = null;
+  for (const event of events) {
+    if (!snapshot.can(event)) {
+      const status = statusOf(snapshot);
+      throw new OrderHistoryError(`stored event ${event.type} is not accepted in ${status ? `status ${status}` : 'an unplaced order'}`);
+    }
+    snapshot = nextSnapshot(snapshot, event);
+    if (event.type === 'OrderPlaced') placed = event.data;
+  }
+  const last = events[events.length - 1]!;
+  const base = placed ? placedFields(placed) : state.order;
+  return { snapshot, order: viewOf(base, snapshot, last, (state.order?.version ?? 0) + events.length) };
+}
+
+/** What OrderPlaced alone says; an earlier view carries it too. */
+type PlacedFields = Omit<OrderPlacedData, 'at'> & { created_at: string };
+
+function viewOf(base: PlacedFields | null, snapshot: OrderSnapshot, last: OrderEvent, version: number): OrderView {
   const status = statusOf(snapshot);
   const { payment_status, rider, refunded_total, cancellation } = snapshot.context;
-  const base = event.type === 'OrderPlaced' ? placedFields(event.data) : previous;
   // The machine accepts nothing but OrderPlaced before placement, so both are set from here on.
-  if (!base || !status || !payment_status) throw new OrderHistoryError(`${event.type} before OrderPlaced`);
+  if (!base || !status || !payment_status) throw new OrderHistoryError(`${last.type} before OrderPlaced`);
   return {
     ...base,
     status,
@@ -64,12 +84,12 @@ function viewOf(previous: OrderView | null, snapshot: OrderSnapshot, event: Orde
     rider,
     refunded_total,
     cancellation,
-    updated_at: event.data.at,
-    version: (previous?.version ?? 0) + 1,
+    updated_at: last.data.at,
+    version,
   };
 }
 
-function placedFields(data: OrderPlacedData): Omit<OrderPlacedData, 'at'> & { created_at: string } {
+function placedFields(data: OrderPlacedData): PlacedFields {
   const { at: _at, ...placed } = data;
   return { ...placed, created_at: data.placed_at };
 }
