@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../domain/errors.js';
 import { parseOrThrow } from './validation.js';
+import { sendJson } from './middleware/json-response.js';
 import type { RouteSpec } from './route.js';
 import type { Principal } from '../application/key-resolver.js';
 
@@ -145,7 +146,7 @@ export function routeDispatcher(routes: RouteSpec[], options: MountOptions, unro
     }
     const payload: Record<string, unknown> = { data: result.data };
     if (result.pagination !== undefined) payload.pagination = result.pagination;
-    res.status(status).json(payload);
+    sendJson(req, res, status, payload);
   }
 
   return (req: Request, res: Response, next: NextFunction): void => {

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, ERROR_CODES, isApiError } from '../../domain/errors.js';
 import type { Logger } from '../../shared/logger.js';
+import { sendJson } from './json-response.js';
 
 interface BodyParserError extends Error {
   type?: string;
@@ -37,7 +38,7 @@ export function sendError(res: Response, error: ApiError): void {
   if (error.param) body.param = error.param;
   if (error.details && error.details.length > 1) body.details = error.details;
   Object.assign(body, error.extra ?? {});
-  if (!res.headersSent) res.status(error.status).json({ error: body });
+  if (!res.headersSent) sendJson(res.req, res, error.status, { error: body });
 }
 
 /** The last middleware: every failure leaves as the spec's envelope, never a stack trace. */
