@@ -113,6 +113,23 @@ describe('IdempotencyKeys', () => {
     expect(race).toEqual({ won: false, claim: { request_hash: 'h-theirs', order_id: 'sbx_theirs4' } });
   });
 
+  it('accepts a body as the request of a claim only when it hashes to the claim, however often it is checked', async () => {
+    const keys = new IdempotencyKeys(here);
+    const body = { store_id: 'st_1', items: [{ item_id: 'a', quantity: 2 }] };
+    const reordered = { items: [{ quantity: 2, item_id: 'a' }], store_id: 'st_1' };
+    const other = { store_id: 'st_1', items: [{ item_id: 'a', quantity: 3 }] };
+    const mine = (await keys.claim(stream('key-0005'), { request_hash: requestHash(body), order_id: 'sbx_5' }, meta)).claim;
+    const theirs = (await keys.claim(stream('key-0006'), { request_hash: requestHash(other), order_id: 'sbx_6' }, meta)).claim;
+    for (let i = 0; i < 2; i++) {
+      expect(() => keys.assertSameBody(mine, body)).not.toThrow();
+      expect(() => keys.assertSameBody(mine, reordered)).not.toThrow();
+      expect(() => keys.assertSameBody(mine, other)).toThrow(expect.objectContaining({ code: 'idempotency_conflict' }));
+      // A body remembered as matching one claim says nothing about another.
+      expect(() => keys.assertSameBody(theirs, body)).toThrow(expect.objectContaining({ code: 'idempotency_conflict' }));
+      expect(() => keys.assertSameBody(theirs, other)).not.toThrow();
+    }
+  });
+
   it('keeps a bounded number of claims: the least recently used is read from the store again', async () => {
     const { store, counter } = countingReads(here);
     const keys = new IdempotencyKeys(store, 2);

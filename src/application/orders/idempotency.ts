@@ -54,6 +54,8 @@ export class IdempotencyKeys {
    * only a key never seen here (or evicted) is read from the store.
    */
   private readonly kept = new Map<string, Claim>();
+  /** The JSON text of the last body found to match a claim (dropped with the claim). */
+  private readonly matched = new WeakMap<Claim, string>();
 
   constructor(
     private readonly store: EventStore,
@@ -71,6 +73,18 @@ export class IdempotencyKeys {
     if (!first) return null;
     const data = first.data as unknown as Claim;
     return this.keep(stream, { request_hash: data.request_hash, order_id: data.order_id });
+  }
+
+  /**
+   * Throws idempotency_conflict unless `body` (JSON data: the validated request) hashes to the
+   * claim's request hash. A body whose JSON text is that of the last body found to match is the
+   * same data, so it has the same canonical form and hash: a replay is then not hashed again.
+   */
+  assertSameBody(claim: Claim, body: unknown): void {
+    const text = JSON.stringify(body);
+    if (this.matched.get(claim) === text) return;
+    assertSameRequest(claim, requestHash(body));
+    this.matched.set(claim, text);
   }
 
   private keep(stream: string, claim: Claim): Claim {

@@ -60,16 +60,16 @@ export class OrderService {
    */
   async place(ctx: PartnerContext, idempotencyKey: string, input: PlaceOrderInput): Promise<OrderResult & { created: boolean }> {
     const stream = idempotencyStream(ctx.environment, ctx.partnerId, idempotencyKey);
-    const hash = requestHash(input);
     let claim = await this.keys.find(stream);
     if (claim) {
-      assertSameRequest(claim, hash);
+      this.keys.assertSameBody(claim, input);
       const existing = await this.orders.load(claim.order_id);
       if (existing.state.order) return { order: existing.state.order, created: false };
     }
     const at = this.now();
     const order = this.buildOrder(ctx, claim?.order_id ?? newOrderId(ctx.environment), input, new Date(at));
     if (!claim) {
+      const hash = requestHash(input);
       const result = await this.keys.claim(stream, { request_hash: hash, order_id: order.order_id }, {
         partner_id: ctx.partnerId,
         environment: ctx.environment,
