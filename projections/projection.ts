@@ -39,3 +39,17 @@ export function applyEvent<D>(projection: Projection<D>, stored: StoredDocument<
   if (doc === null) return null;
   return { id, seq: (stored?.seq ?? 0) + 1, versions: { ...stored?.versions, [e.streamId]: e.revision }, doc };
 }
+
+/** Several events of one document, in log order: the same result as applying them one by one. */
+export function applyEvents<D>(projection: Projection<D>, stored: StoredDocument<D> | null, events: readonly ProjectedEvent[]): StoredDocument<D> | null {
+  let doc = stored;
+  let changed = false;
+  for (const e of events) {
+    const next = applyEvent(projection, doc, e);
+    if (next) {
+      doc = next;
+      changed = true;
+    }
+  }
+  return changed ? doc : null;
+}

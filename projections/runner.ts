@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent, Subscription } from '../src/ports/event-store.js';
 import type { ReadModelStore } from '../src/ports/read-model-store.js';
 import type { Logger } from '../src/shared/logger.js';
-import { applyEvent, reads } from './projection.js';
+import { applyEvent, applyEvents, reads } from './projection.js';
 import type { AnyProjection } from './index.js';
 
 /** Checkpoint writes are batched: every CHECKPOINT_EVERY events, or once the log goes quiet. */
@@ -56,6 +56,27 @@ export class ProjectionRunner {
     await this.handle(e);
   }
 
+  /**
+   * Applies a page of events someone else read (a catch-up), with the same outcome as feeding them
+   * one by one: each document is read and written once for all of its events in the page, and the
+   * position moves past the page only after every document is written.
+   */
+  async feedPage(events: readonly RecordedEvent[]): Promise<void> {
+    const fresh = events.filter((e) => e.position > this.current);
+    if (this.subscription || fresh.length === 0) return;
+    const byDocument = new Map<string, RecordedEvent[]>();
+    for (const e of fresh) {
+      const id = reads(this.projection, e.streamId) ? this.projection.documentId(e) : null;
+      if (id === null) continue;
+      const list = byDocument.get(id);
+      if (list) list.push(e);
+      else byDocument.set(id, [e]);
+    }
+    for (const [id, list] of byDocument) await this.applyAll(id, list);
+    this.advance(fresh.at(-1)!.position, fresh.length);
+    if (this.sinceCheckpoint >= CHECKPOINT_EVERY) await this.flush();
+  }
+
   /** Subscribes from the stored checkpoint (or from `from`, e.g. 0n to replay everything). */
   async start(from?: bigint): Promise<void> {
     this.saved = await this.deps.store.checkpoint(this.projection.name);
@@ -107,12 +128,18 @@ export class ProjectionRunner {
 
   private async handle(e: RecordedEvent): Promise<void> {
     if (reads(this.projection, e.streamId)) await this.apply(e);
-    this.current = e.position;
-    if (++this.sinceCheckpoint >= CHECKPOINT_EVERY) await this.flush();
-    else this.flushWhenQuiet();
+    this.advance(e.position, 1);
+    if (this.sinceCheckpoint >= CHECKPOINT_EVERY) await this.flush();
+  }
+
+  /** Everything up to `position` is applied: wake its waiters; the checkpoint follows in batches. */
+  private advance(position: bigint, events: number): void {
+    this.current = position;
+    this.sinceCheckpoint += events;
+    if (this.sinceCheckpoint < CHECKPOINT_EVERY) this.flushWhenQuiet();
     if (this.waiters.length) {
-      const done = this.waiters.filter((w) => w.position <= e.position);
-      this.waiters = this.waiters.filter((w) => w.position > e.position);
+      const done = this.waiters.filter((w) => w.position <= position);
+      this.waiters = this.waiters.filter((w) => w.position > position);
       for (const w of done) w.resolve(true);
     }
   }
@@ -144,12 +171,16 @@ export class ProjectionRunner {
   }
 
   private async apply(e: RecordedEvent): Promise<void> {
-    const { store } = this.deps;
     const id = this.projection.documentId(e);
-    if (id === null) return;
+    if (id !== null) await this.applyAll(id, [e]);
+  }
+
+  /** Compare-and-set: re-read and re-apply when another runner wrote the document meanwhile. */
+  private async applyAll(id: string, events: RecordedEvent[]): Promise<void> {
+    const { store } = this.deps;
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const stored = await store.get<unknown>(this.projection.collection, id);
-      const next = applyEvent(this.projection, stored, e);
+      const next = events.length === 1 ? applyEvent(this.projection, stored, events[0]!) : applyEvents(this.projection, stored, events);
       if (!next) return;
       if (await store.put(this.projection.collection, next, stored?.seq ?? null)) return;
     }

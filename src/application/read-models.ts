@@ -86,17 +86,17 @@ export class ReadModels {
     while (!this.stopping && after < head) {
       const page = await this.deps.events.readAll({ after, maxCount: CATCH_UP_PAGE });
       if (page.length === 0) return;
-      for (const e of page) {
-        if (e.position > head || this.stopping) return;
-        for (const r of runners) {
-          if (failed.has(r)) continue;
-          await r.feed(e).catch((err: unknown) => {
-            failed.add(r);
-            this.deps.logger?.error({ err, projection: r.projection.name }, 'projection failed during catch-up; it retries on its own');
-          });
-        }
-        after = e.position;
+      const upToHead = page.filter((e) => e.position <= head);
+      if (this.stopping || upToHead.length === 0) return;
+      for (const r of runners) {
+        if (failed.has(r)) continue;
+        await r.feedPage(upToHead).catch((err: unknown) => {
+          failed.add(r);
+          this.deps.logger?.error({ err, projection: r.projection.name }, 'projection failed during catch-up; it retries on its own');
+        });
       }
+      after = upToHead.at(-1)!.position;
+      if (upToHead.length < page.length) return;
     }
   }
 
