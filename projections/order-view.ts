@@ -1,36 +1,37 @@
 import type { OrderEvent } from '../src/domain/order/events.js';
-import { evolve, initialState, stateFromView, type OrderView } from '../src/domain/order/state.js';
+import type { OrderStatus } from '../src/domain/order/machine.js';
+import { fold, initialState, stateFromView, type OrderView } from '../src/domain/order/state.js';
 import type { ProjectedEvent } from './projection.js';
 
 export const orderIdOf = (streamId: string, prefix: string): string | null => (streamId.startsWith(prefix) ? streamId.slice(prefix.length) : null);
 
-/**
- * Every order read model folds the same events through the order machine, and one fold costs tens
- * of microseconds. The fold is a pure function of (previous view, event), so recent results are
- * remembered: a later fold of the same event (same stream, revision, id and equal data) onto the same
- * view object (views are never mutated) gets the same view back without running the machine again.
- * Bounded: when full it is emptied; a miss only costs the fold.
- */
-const recent = new Map<string, { previous: OrderView | null; data: Record<string, unknown>; next: OrderView }>();
-const RECENT_MAX = 4_096;
-
-/** The order after one more event, folded by the order machine itself (no second copy of its rules). */
-export function nextOrderView(view: OrderView | null, e: ProjectedEvent): OrderView {
-  const key = `${e.streamId}#${e.revision}#${e.id}`;
-  const known = recent.get(key);
-  if (known && known.previous === view && sameJson(known.data, e.data)) return known.next;
-  const next = evolve(view ? stateFromView(view) : initialState(), { type: e.type, data: e.data } as OrderEvent).order!;
-  if (recent.size >= RECENT_MAX) recent.clear();
-  recent.set(key, { previous: view, data: e.data, next });
-  return next;
+/** The order after some events of its stream, and the status after each of them. */
+export interface OrderFold {
+  view: OrderView;
+  steps: Array<{ status: OrderStatus; at: string }>;
 }
 
-/** Deep equality of two JSON values (what the log stores), without serialising them. */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+/**
+ * Both order read models fold the same events onto the same previous view (views are never
+ * mutated), and a fold costs tens of microseconds, so the last fold from each starting point is
+ * remembered: the second read model gets the first one's result without running the machine
+ * again. Keyed weakly by the starting view (by the first event for a new order), so it holds
+ * nothing the read models have let go of.
+ */
+const lastFold = new WeakMap<object, { first: ProjectedEvent; last: ProjectedEvent; count: number; result: OrderFold }>();
+
+/** The order after `events` (its stream's, in order), folded by the order machine itself (no second copy of its rules). */
+export function foldOrderView(view: OrderView | null, events: readonly ProjectedEvent[]): OrderFold {
+  const first = events[0]!;
+  const last = events[events.length - 1]!;
+  const key: object = view ?? first;
+  const known = lastFold.get(key);
+  if (known && known.first === first && known.last === last && known.count === events.length) return known.result;
+  const steps: OrderFold['steps'] = [];
+  const state = fold(view ? stateFromView(view) : initialState(), events as unknown as OrderEvent[], (status, e) =>
+    steps.push({ status, at: e.data.at }),
+  );
+  const result = { view: state.order!, steps };
+  lastFold.set(key, { first, last, count: events.length, result });
+  return result;
 }

@@ -1,5 +1,5 @@
 import type { OrderView } from '../src/domain/order/state.js';
-import { nextOrderView, orderIdOf } from './order-view.js';
+import { foldOrderView, orderIdOf } from './order-view.js';
 import type { Projection } from './projection.js';
 
 /** What GET /v1/orders lists and filters on, plus the whole order to answer with. */
@@ -24,9 +24,10 @@ export const ordersList: Projection<OrderListEntry> = {
     { partner_id: 1, environment: 1, status: 1, created_at: -1 },
   ],
   documentId: (e) => orderIdOf(e.streamId, 'order-'),
-  evolve(doc, e) {
-    const order = nextOrderView(doc?.order ?? null, e);
-    return {
+  evolve: (doc, e) => ordersList.evolveAll!(doc, [e])!.doc,
+  evolveAll(doc, events) {
+    const { view: order } = foldOrderView(doc?.order ?? null, events);
+    const entry: OrderListEntry = {
       id: order.order_id,
       partner_id: order.partner_id,
       environment: order.environment,
@@ -36,5 +37,6 @@ export const ordersList: Projection<OrderListEntry> = {
       updated_at: order.updated_at,
       order,
     };
+    return { doc: entry, absorbed: events };
   },
 };

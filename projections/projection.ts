@@ -19,6 +19,12 @@ export interface Projection<D> {
   documentId(e: ProjectedEvent): string | null;
   /** Pure: the document after the event (null: nothing to record). */
   evolve(doc: D | null, e: ProjectedEvent): D | null;
+  /**
+   * Optional, pure: the same as `evolve` over several events of one document, in log order, with
+   * the events it recorded (those for which `evolve` would not have returned null); null when none.
+   * Lets a read model fold a run of events at once (a catch-up applies pages).
+   */
+  evolveAll?(doc: D | null, events: readonly ProjectedEvent[]): { doc: D; absorbed: readonly ProjectedEvent[] } | null;
 }
 
 export function reads(projection: Projection<unknown>, streamId: string): boolean {
@@ -42,14 +48,20 @@ export function applyEvent<D>(projection: Projection<D>, stored: StoredDocument<
 
 /** Several events of one document, in log order: the same result as applying them one by one. */
 export function applyEvents<D>(projection: Projection<D>, stored: StoredDocument<D> | null, events: readonly ProjectedEvent[]): StoredDocument<D> | null {
-  let doc = stored;
-  let changed = false;
-  for (const e of events) {
-    const next = applyEvent(projection, doc, e);
-    if (next) {
-      doc = next;
-      changed = true;
-    }
+  const mine = events.filter((e) => projection.documentId(e) !== null);
+  const id = mine.length ? projection.documentId(mine[0]!) : null;
+  if (id === null) return null;
+  const seen = stored?.versions ?? {};
+  const fresh = mine.filter((e) => !(seen[e.streamId] !== undefined && e.revision <= seen[e.streamId]!));
+  if (fresh.length === 0) return null;
+  if (!projection.evolveAll) {
+    let doc = stored;
+    for (const e of fresh) doc = applyEvent(projection, doc, e) ?? doc;
+    return doc === stored ? null : doc;
   }
-  return changed ? doc : null;
+  const result = projection.evolveAll(stored?.doc ?? null, fresh);
+  if (!result || result.absorbed.length === 0) return null;
+  const versions = { ...stored?.versions };
+  for (const e of result.absorbed) versions[e.streamId] = e.revision;
+  return { id, seq: (stored?.seq ?? 0) + result.absorbed.length, versions, doc: result.doc };
 }

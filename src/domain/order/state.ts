@@ -51,8 +51,9 @@ export function rehydrate(events: readonly OrderEvent[]): OrderState {
  * view is OrderPlaced's fields plus what the final snapshot says plus the last `at`, so the
  * intermediate views (a copy of every field per event, about a third of a 10-event fold) were
  * never needed. Every event is still checked and stepped through the machine, in order.
+ * `onStep` hears the status after each event (the tracking timeline needs every one).
  */
-export function fold(state: OrderState, events: readonly OrderEvent[]): OrderState {
+export function fold(state: OrderState, events: readonly OrderEvent[], onStep?: (status: OrderStatus, event: OrderEvent) => void): OrderState {
   if (events.length === 0) return state;
   let snapshot = state.snapshot;
   let placed: OrderPlacedData | null = null;
@@ -63,6 +64,7 @@ export function fold(state: OrderState, events: readonly OrderEvent[]): OrderSta
     }
     snapshot = nextSnapshot(snapshot, event);
     if (event.type === 'OrderPlaced') placed = event.data;
+    if (onStep) onStep(statusOf(snapshot)!, event);
   }
   const last = events[events.length - 1]!;
   const base = placed ? placedFields(placed) : state.order;
