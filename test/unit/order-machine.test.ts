@@ -32,6 +32,12 @@ describe('order machine: statuses', () => {
     expect(accepts([ev.placed()], ev.placed())).toBe(false);
   });
 
+  it('has no transition without a target and without actions (the fold relies on it: an enabled transition always changes the snapshot)', () => {
+    const transitions = Object.values(orderMachine.root.states).flatMap((node) => [...node.transitions.values()].flat());
+    expect(transitions.length).toBeGreaterThan(10);
+    for (const t of transitions) expect(t.target !== undefined || t.actions.length > 0).toBe(true);
+  });
+
   it('marks as final exactly the statuses that only refunds can follow', () => {
     for (const status of ORDER_STATUSES) {
       const events = Object.keys(orderMachine.root.states[status]!.on);
