@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import Router from 'find-my-way';
 import { ApiError } from '../domain/errors.js';
 import { parseOrThrow } from './validation.js';
 import { sendJson } from './middleware/json-response.js';
@@ -16,27 +17,10 @@ export interface MountOptions {
 
 type Params = Record<string, string>;
 
-interface Compiled {
-  /** Position in the route list: when several routes match, the first one wins (as in Express). */
-  order: number;
+/** What the router stores per route: the spec, and `{ path }` set as `req.route` for the access log. */
+interface Matched {
   route: RouteSpec;
-  /** `{ path }`, set as `req.route` for the access log. */
   info: { path: string };
-  /** Parameter names and the pattern, for paths with parameters. */
-  names: string[];
-  regex: RegExp | undefined;
-}
-
-const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-function compile(route: RouteSpec, order: number): Compiled {
-  const names: string[] = [];
-  const source = route.path
-    .split(/(:[A-Za-z0-9_]+)/)
-    .map((part) => (part.startsWith(':') ? (names.push(part.slice(1)), '([^/]+)') : escapeRegex(part)))
-    .join('');
-  // As Express's router with strict routing off: exact, case-sensitive, one optional trailing slash.
-  return { order, route, info: { path: route.path }, names, regex: names.length ? new RegExp(`^${source}/?$`) : undefined };
 }
 
 function decodeParam(value: string): string {
@@ -48,45 +32,23 @@ function decodeParam(value: string): string {
 }
 
 /**
- * The route table: paths without parameters in a map (one lookup), the others tried in order,
- * both per method. Matching rules are Express's router's (see `compile`); HEAD is served by GET.
+ * find-my-way with Express's rules: exact, case-sensitive, one optional trailing slash; HEAD is
+ * served by GET. find-my-way decodes the whole path before matching (`/v1/p%69ng` would be
+ * `/v1/ping`, and a bad escape anywhere a plain miss), so each `%` is passed escaped as `%25`:
+ * it then matches the path as sent and hands back parameter values still encoded, which `run`
+ * decodes (a bad escape there is a 400). find-my-way tries fixed segments before parameters where
+ * Express tried routes in list order; they differ only for a fixed path listed after a parameter
+ * route that also matches it (unreachable under Express), and no two routes here overlap so.
  */
-class RouteTable {
-  private readonly fixed = new Map<string, Map<string, Compiled>>();
-  private readonly patterns = new Map<string, Compiled[]>();
-
-  constructor(routes: RouteSpec[]) {
-    routes.forEach((route, i) => {
-      const c = compile(route, i);
-      const method = route.method.toUpperCase();
-      if (c.regex) {
-        const list = this.patterns.get(method) ?? [];
-        list.push(c);
-        this.patterns.set(method, list);
-      } else {
-        const byPath = this.fixed.get(method) ?? new Map<string, Compiled>();
-        if (!byPath.has(route.path)) byPath.set(route.path, c);
-        this.fixed.set(method, byPath);
-      }
-    });
+function buildRouter(routes: RouteSpec[]): Router.Instance<Router.HTTPVersion.V1> {
+  // No parameter length limit (Express has none); the request line's own limit bounds it.
+  const router = Router({ ignoreTrailingSlash: true, maxParamLength: Number.MAX_SAFE_INTEGER });
+  const noop = (): void => undefined;
+  for (const route of routes) {
+    const store: Matched = { route, info: { path: route.path } };
+    router.on(route.method.toUpperCase() as Router.HTTPMethod, route.path, noop, store);
   }
-
-  /** The matching route and its raw (not yet decoded) parameter values, or undefined. */
-  match(method: string, path: string): { c: Compiled; values: RegExpExecArray | undefined } | undefined {
-    const m = method === 'HEAD' ? 'GET' : method;
-    const byPath = this.fixed.get(m);
-    let best = byPath?.get(path);
-    if (best === undefined && path.length > 1 && path.endsWith('/')) best = byPath?.get(path.slice(0, -1));
-    const list = this.patterns.get(m);
-    if (list) {
-      for (const c of list) {
-        if (best !== undefined && c.order > best.order) break;
-        const values = c.regex!.exec(path);
-        if (values) return { c, values };
-      }
-    }
-    return best === undefined ? undefined : { c: best, values: undefined };
-  }
+  return router;
 }
 
 // body-parser leaves req.body undefined when the request carried no body at all.
@@ -94,17 +56,16 @@ const hasBody = (req: Request): boolean => req.body !== undefined;
 
 /**
  * One function that routes a request and runs its route: auth, rate limit, scope, validation,
- * handler, envelope. Express's router would cost a layer dispatch per route tried; this is a map
- * lookup for most paths. No match goes to `unrouted` (404/405); errors go to `next`.
+ * handler, envelope. Express's router would cost a layer dispatch per route tried; find-my-way is
+ * one radix-tree walk. No match goes to `unrouted` (404/405); errors go to `next`.
  */
 export function routeDispatcher(routes: RouteSpec[], options: MountOptions, unrouted: (req: Request, res: Response, next: NextFunction) => void) {
-  const table = new RouteTable(routes);
+  const router = buildRouter(routes);
 
-  async function run(c: Compiled, values: RegExpExecArray | undefined, req: Request, res: Response): Promise<void> {
-    const route = c.route;
+  async function run(route: RouteSpec, values: Record<string, string | undefined>, req: Request, res: Response): Promise<void> {
     // Parameters are decoded first, as Express's router did while matching; a bad escape is a 400.
     const raw: Params = Object.create(null) as Params;
-    if (values) for (let i = 0; i < c.names.length; i++) raw[c.names[i]!] = decodeParam(values[i + 1]!);
+    for (const name in values) raw[name] = decodeParam(values[name]!);
     req.params = raw;
     const auth = route.auth ?? 'key';
     let principal: Principal | undefined;
@@ -150,9 +111,11 @@ export function routeDispatcher(routes: RouteSpec[], options: MountOptions, unro
   }
 
   return (req: Request, res: Response, next: NextFunction): void => {
-    const found = table.match(req.method, req.path);
+    const path = req.path.includes('%') ? req.path.replaceAll('%', '%25') : req.path;
+    const found = router.find((req.method === 'HEAD' ? 'GET' : req.method) as Router.HTTPMethod, path);
     if (!found) return unrouted(req, res, next);
-    req.route = found.c.info;
-    run(found.c, found.values, req, res).catch(next);
+    const matched = found.store as Matched;
+    req.route = matched.info;
+    run(matched.route, found.params, req, res).catch(next);
   };
 }
