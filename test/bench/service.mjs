@@ -63,15 +63,23 @@ export async function startBareExpress({ blobFile } = {}) {
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
 
+/** The node flags of `npm start` (package.json), so the bench runs the service exactly as users do. */
+function startFlags() {
+  const start = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const words = start.split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/main.js') throw new Error(`unexpected start script: ${start}`);
+  return words.slice(1, -1);
+}
+
 /**
- * The service as it runs in production: `node dist/src/main.js` on the embedded stores. Its log
+ * The service as it runs in production: `npm start`'s `node [flags] dist/src/main.js` on the embedded stores. Its log
  * lines (LOG_LEVEL=info, JSON) go to /dev/null through a real file descriptor, so every request
  * still pays for building and writing its access-log line, but no terminal or pipe reader is timed.
  */
 export async function startService({ dataDir, env = {}, nodeArgs = [] }) {
   const port = await freePort();
   const sink = fs.openSync('/dev/null', 'w');
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/src/main.js')], {
+  const child = spawn(process.execPath, [...startFlags(), ...nodeArgs, path.join(ROOT, 'dist/src/main.js')], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SQLITE_SYNCHRONOUS: 'FULL', ...env },
     stdio: ['ignore', sink, 'pipe'],
