@@ -116,6 +116,12 @@ export interface ConsumerGroupOptions {
   filter?: EventFilter;
   /** Deliveries after the first before an event is parked; default 10. */
   maxRetries?: number;
+  /**
+   * Events handled at once; default 1 (one at a time, in log order). With more, handlers run
+   * concurrently and may finish out of order, so use it only where order does not matter; the
+   * group never records progress past an event that is not settled.
+   */
+  concurrency?: number;
   /** Handler exceptions (the event is then retried) and failures of the group's own I/O; it keeps going. */
   onError?(err: unknown): void;
 }

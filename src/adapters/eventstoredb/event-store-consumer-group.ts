@@ -8,6 +8,7 @@ import {
   persistentSubscriptionToAllSettingsFromDefaults,
   type EventStoreDBClient,
   type PersistentSubscriptionToAll,
+  type PersistentSubscriptionToAllResolvedEvent,
 } from '@eventstore/db-client';
 import type {
   ConsumerGroup,
@@ -23,9 +24,10 @@ const RECONNECT_DELAY_MS = 1000;
 
 /**
  * A persistent subscription to $all. Created on first start (an existing group keeps the
- * settings and filter it was created with). One message in flight (bufferSize 1) and a single
- * active consumer keep delivery in global order; a retried message is redelivered before newer
- * ones. Dropped connections are re-established after a short delay.
+ * settings and filter it was created with). By default one message in flight (bufferSize 1) and a
+ * single active consumer keep delivery in global order; a retried message is redelivered before
+ * newer ones. With `concurrency` N, up to N are in flight, each acked on its own. Dropped
+ * connections are re-established after a short delay.
  */
 export class EsdbConsumerGroup implements ConsumerGroup {
   private stopped = true;
@@ -96,35 +98,47 @@ export class EsdbConsumerGroup implements ConsumerGroup {
 
   private async run(handler: ConsumerHandler): Promise<void> {
     while (!this.stopped) {
-      const sub = this.client.subscribeToPersistentSubscriptionToAll(this.options.group, { bufferSize: 1 });
+      // The server holds at most `concurrency` unacknowledged events for us; each is acked on its own.
+      const concurrency = Math.max(1, this.options.concurrency ?? 1);
+      const sub = this.client.subscribeToPersistentSubscriptionToAll(this.options.group, { bufferSize: concurrency });
       this.subscription = sub;
+      const inFlight = new Set<Promise<void>>();
       try {
         for await (const resolved of sub) {
-          let event: RecordedEvent | undefined;
-          try {
-            event = toRecordedEvent(resolved);
-          } catch (err) {
-            this.report(err); // not an event this service can read: set it aside
-            await sub.nack(PARK, 'unreadable event', resolved);
-            continue;
-          }
-          if (!event || !matchesFilter(event, this.options.filter)) {
-            await sub.ack(resolved);
-            continue;
-          }
-          const outcome = await this.handle(handler, event, resolved.retryCount);
-          if (outcome === 'ack') await sub.ack(resolved);
-          else if (outcome === 'park' || resolved.retryCount >= this.maxRetries) {
-            await sub.nack(PARK, outcome === 'park' ? 'handler parked it' : 'retries exhausted', resolved);
-          } else await sub.nack(RETRY, 'handler asked to retry', resolved);
+          const task = this.settle(sub, handler, resolved).finally(() => inFlight.delete(task));
+          inFlight.add(task);
+          if (inFlight.size >= concurrency) await Promise.race(inFlight);
           if (this.stopped) break;
         }
       } catch (err) {
+        await Promise.allSettled(inFlight);
         if (this.stopped) return;
         this.report(err);
       }
+      await Promise.allSettled(inFlight);
       if (!this.stopped) await this.delay(RECONNECT_DELAY_MS);
     }
+  }
+
+  /** Handles one delivered event and acks or nacks it. */
+  private async settle(sub: PersistentSubscriptionToAll, handler: ConsumerHandler, resolved: PersistentSubscriptionToAllResolvedEvent): Promise<void> {
+    let event: RecordedEvent | undefined;
+    try {
+      event = toRecordedEvent(resolved);
+    } catch (err) {
+      this.report(err); // not an event this service can read: set it aside
+      await sub.nack(PARK, 'unreadable event', resolved);
+      return;
+    }
+    if (!event || !matchesFilter(event, this.options.filter)) {
+      await sub.ack(resolved);
+      return;
+    }
+    const outcome = await this.handle(handler, event, resolved.retryCount);
+    if (outcome === 'ack') await sub.ack(resolved);
+    else if (outcome === 'park' || resolved.retryCount >= this.maxRetries) {
+      await sub.nack(PARK, outcome === 'park' ? 'handler parked it' : 'retries exhausted', resolved);
+    } else await sub.nack(RETRY, 'handler asked to retry', resolved);
   }
 
   private async handle(handler: ConsumerHandler, event: RecordedEvent, retryCount: number): Promise<ConsumerOutcome> {

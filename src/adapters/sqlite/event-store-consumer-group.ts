@@ -94,9 +94,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
       try {
         const checkpoint = BigInt(this.sql.checkpoint.get(this.group)?.position ?? 0);
         const page = reader.page(checkpoint, PAGE_SIZE, this.options.filter);
-        for (const event of page.events) {
-          if (!(await this.deliver(event, handler))) return;
-        }
+        if (!(await this.deliverPage(page.events, handler))) return;
         // Events the filter skipped still move the checkpoint, so a restart does not rescan them.
         this.sql.advance.run(page.scannedTo, this.group, page.scannedTo);
         if (page.reachedHead && !this.stopped) await wakeup.wait(pollMs, seen);
@@ -107,8 +105,28 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     }
   }
 
+  /** Delivers a page, `concurrency` events at a time; false when stopped before the end. */
+  private async deliverPage(events: RecordedEvent[], handler: ConsumerHandler): Promise<boolean> {
+    const size = Math.max(1, this.options.concurrency ?? 1);
+    if (size === 1) {
+      for (const event of events) if (!(await this.deliver(event, handler, true))) return false;
+      return true;
+    }
+    // The position moves past a window only once every event of it is settled.
+    for (let i = 0; i < events.length; i += size) {
+      const window = events.slice(i, i + size);
+      const results = await Promise.allSettled(window.map((event) => this.deliver(event, handler, false)));
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (results.some((r) => r.status === 'fulfilled' && !r.value)) return false;
+      const last = window.at(-1)!.position;
+      this.sql.advance.run(last, this.group, last);
+    }
+    return true;
+  }
+
   /** Delivers one event until it is settled; false when stopped before that. */
-  private async deliver(event: RecordedEvent, handler: ConsumerHandler): Promise<boolean> {
+  private async deliver(event: RecordedEvent, handler: ConsumerHandler, advance: boolean): Promise<boolean> {
     for (;;) {
       if (this.stopped) return false;
       const retryCount = this.sql.retries.get(this.group, event.position)?.retry_count ?? 0;
@@ -120,20 +138,21 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         outcome = 'retry';
       }
       if (outcome === 'ack' || outcome === 'park' || retryCount >= this.maxRetries) {
-        this.settle(event.position, outcome === 'ack' ? null : retryCount);
+        this.settle(event.position, outcome === 'ack' ? null : retryCount, advance);
         return true;
       }
       this.sql.setRetries.run(this.group, event.position, retryCount + 1);
     }
   }
 
-  private settle(position: bigint, parkedWithRetries: number | null): void {
+  /** Records the outcome (and, one at a time, the group's position) in one transaction. */
+  private settle(position: bigint, parkedWithRetries: number | null, advance: boolean): void {
     this.deps.db.transaction(() => {
       if (parkedWithRetries !== null) {
         this.sql.park.run(this.group, position, parkedWithRetries, this.deps.clock.now().getTime());
       }
       this.sql.clearRetries.run(this.group, position);
-      this.sql.advance.run(position, this.group, position);
+      if (advance) this.sql.advance.run(position, this.group, position);
     })();
   }
 

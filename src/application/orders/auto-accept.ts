@@ -5,6 +5,7 @@ import type { CatalogReader, OrderService } from './order-service.js';
 import type { OrderView } from '../../domain/order/state.js';
 
 export const AUTO_ACCEPT_GROUP = 'auto-accept';
+const AUTO_ACCEPT_CONCURRENCY = 32;
 
 /**
  * Stores flagged `auto_accept` confirm live orders by themselves: cash orders once placed, card
@@ -20,6 +21,9 @@ export class AutoAccept {
     this.group = this.deps.events.consumerGroup({
       group: AUTO_ACCEPT_GROUP,
       filter: { streamPrefixes: ['order-'], eventTypes: ['OrderPlaced', 'PaymentSucceeded'] },
+      // Orders are independent, and each acceptance waits for its append to reach the disk: one at
+      // a time, a busy service places orders faster than they are accepted.
+      concurrency: AUTO_ACCEPT_CONCURRENCY,
       onError: (err) => this.deps.logger.error({ err }, 'auto-accept failed; will retry'),
     });
     await this.group.start((e) => this.handle(e));
