@@ -20,7 +20,7 @@ export function registerAuditCommands(program: Command): void {
       `
 Where the served read models come from:
   READ_STORE=mongodb   straight from MongoDB (MONGODB_URL, MONGODB_DB); no server needed
-  embedded (default)   they live in the server's memory: read through its /internal API
+  embedded (default)   they live inside the server process: read through its /internal API
                        (--url, ADMIN_TOKEN from the environment)
 The log is read from the configured event store (DATA_DIR/events.db or EVENTSTORE_URL).
 

@@ -12,7 +12,7 @@ export interface Envelope<T> {
 
 /**
  * A small client for a running service's /internal API (ADMIN_TOKEN from the environment), for the
- * commands that need what lives in the server's memory. Every failure becomes a one-line CliError.
+ * commands that need what lives inside the server process. Every failure becomes a one-line CliError.
  */
 export class InternalApi {
   readonly url: string;

@@ -36,7 +36,7 @@ const Pagination = z.object({ limit: z.int(), has_more: z.boolean(), next_starti
 
 /**
  * Projections for operators and auditors (ADMIN_TOKEN): progress, rebuild, and every document of a
- * read model. In the embedded mode the read models live in the server's memory, so this is the
+ * read model. In the embedded mode the read models live inside the server process (a private temporary database), so this is the
  * only way an audit (`audit verify`) can see what the service is serving.
  */
 export function internalReadModelRoutes(deps: { readModels: ReadModels }) {
