@@ -28,6 +28,8 @@ export class ProjectionRunner {
   private flushing: Promise<void> = Promise.resolve();
   private waiters: Array<{ position: bigint; resolve: (ok: boolean) => void }> = [];
   private restartTimer: NodeJS.Timeout | undefined;
+  /** Set as start() begins (also for a rebuild), before any await: from then on, no feeding. */
+  private ownSubscription = false;
 
   constructor(
     readonly projection: AnyProjection,
@@ -40,11 +42,12 @@ export class ProjectionRunner {
 
   /** True once it reads the log through its own subscription (not fed by a shared catch-up). */
   get subscribed(): boolean {
-    return this.subscription !== undefined;
+    return this.ownSubscription;
   }
 
   /** Takes the stored checkpoint as its position without subscribing: a shared catch-up feeds it. */
   async load(): Promise<void> {
+    this.ownSubscription = false;
     this.saved = await this.deps.store.checkpoint(this.projection.name);
     this.current = this.saved;
     this.sinceCheckpoint = 0;
@@ -52,7 +55,7 @@ export class ProjectionRunner {
 
   /** Applies an event someone else read from the log; ignored once subscribed or already passed. */
   async feed(e: RecordedEvent): Promise<void> {
-    if (this.subscription || e.position <= this.current) return;
+    if (this.ownSubscription || e.position <= this.current) return;
     await this.handle(e);
   }
 
@@ -63,7 +66,7 @@ export class ProjectionRunner {
    */
   async feedPage(events: readonly RecordedEvent[]): Promise<void> {
     const fresh = events.filter((e) => e.position > this.current);
-    if (this.subscription || fresh.length === 0) return;
+    if (this.ownSubscription || fresh.length === 0) return;
     const byDocument = new Map<string, RecordedEvent[]>();
     for (const e of fresh) {
       const id = reads(this.projection, e.streamId) ? this.projection.documentId(e) : null;
@@ -79,6 +82,7 @@ export class ProjectionRunner {
 
   /** Subscribes from the stored checkpoint (or from `from`, e.g. 0n to replay everything). */
   async start(from?: bigint): Promise<void> {
+    this.ownSubscription = true;
     this.saved = await this.deps.store.checkpoint(this.projection.name);
     this.current = from ?? this.saved;
     this.sinceCheckpoint = 0;
@@ -102,6 +106,8 @@ export class ProjectionRunner {
 
   /** Drops the read model and its checkpoint, then replays the whole log into it. */
   async rebuild(): Promise<void> {
+    // No longer fed by a shared subscription: an event fed between the reset and start(0n) would land in the emptied store.
+    this.ownSubscription = true;
     await this.stop();
     await this.deps.store.reset(this.projection.name, this.projection.collection);
     // From zero, not from the stored checkpoint: another process may have saved one meanwhile.

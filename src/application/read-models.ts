@@ -73,7 +73,7 @@ export class ReadModels {
       if (r.subscribed) continue;
       await r.feed(e).catch(async (err: unknown) => {
         this.deps.logger?.error({ err, projection: r.projection.name }, 'projection failed; it follows the log on its own');
-        if (!this.stopping) await r.start(r.position);
+        if (!this.stopping && !r.subscribed) await r.start(r.position);
       });
     }
   }
