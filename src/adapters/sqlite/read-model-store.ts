@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import type { FieldValue, Query, ReadModelStore, StoredDocument } from '../../ports/read-model-store.js';
 import { columnName, createTableSql, indexSql, querySql, sqlValue, tableName } from './read-model-sql.js';
 
@@ -29,7 +30,7 @@ const FLUSH_AT = 1_000;
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
-  private readonly cache = new Map<string, StoredDocument<unknown>>();
+  private readonly cache = new LRUCache<string, StoredDocument<unknown>>({ max: CACHE_MAX });
   private readonly dirty = new Map<string, { collection: string; doc: StoredDocument<unknown> }>();
   private readonly checkpoints = new Map<string, bigint>();
   private readonly statements = new Map<string, Database.Statement>();
@@ -71,7 +72,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     if ((this.current(collection, next.id)?.seq ?? null) !== expectedSeq) return false;
     const k = key(collection, next.id);
     this.dirty.set(k, { collection, doc: next });
-    this.remember(k, next);
+    this.cache.set(k, next);
     if (this.dirty.size >= FLUSH_AT) this.flush();
     else this.queueFlush();
     return true;
@@ -100,7 +101,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async reset(projection: string, collection: string): Promise<void> {
     const prefix = key(collection, '');
     for (const k of this.dirty.keys()) if (k.startsWith(prefix)) this.dirty.delete(k);
-    for (const k of this.cache.keys()) if (k.startsWith(prefix)) this.cache.delete(k);
+    for (const k of [...this.cache.keys()]) if (k.startsWith(prefix)) this.cache.delete(k);
     this.table(collection);
     this.statement(`DELETE FROM ${tableName(collection)}`).run();
     this.checkpoints.delete(projection);
@@ -125,11 +126,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     const pending = this.dirty.get(k);
     if (pending) return pending.doc;
     const cached = this.cache.get(k);
-    if (cached) {
-      this.cache.delete(k);
-      this.cache.set(k, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const row = this.table(collection).select.get(id) as Row | undefined;
     return row ? this.parse(collection, row) : null;
   }
@@ -137,17 +134,11 @@ export class SqliteReadModelStore implements ReadModelStore {
   /** A stored row as a document, reusing the cached object when it is the same version. */
   private parse(collection: string, row: Row): StoredDocument<unknown> {
     const k = key(collection, row.id);
-    const cached = this.cache.get(k);
+    const cached = this.cache.peek(k);
     if (cached?.seq === row.seq) return cached;
     const doc = { id: row.id, seq: row.seq, versions: JSON.parse(row.versions) as Record<string, number>, doc: JSON.parse(row.doc) as unknown };
-    this.remember(k, doc);
-    return doc;
-  }
-
-  private remember(k: string, doc: StoredDocument<unknown>): void {
-    this.cache.delete(k);
     this.cache.set(k, doc);
-    if (this.cache.size > CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+    return doc;
   }
 
   private queueFlush(): void {

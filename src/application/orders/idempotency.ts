@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import { WrongExpectedRevisionError, type EventStore } from '../../ports/event-store.js';
 import type { Environment } from '../../ports/partner-store.js';
@@ -49,26 +50,24 @@ export const DEFAULT_KEPT_CLAIMS = 10_000;
 
 export class IdempotencyKeys {
   /**
-   * Claims already read or written, by stream, least recently used first. A claim is the first
+   * Claims already read or written, by stream, the least recently used dropped first. A claim is the first
    * event of its stream and is never changed or removed, so a kept one is always the stored one;
    * only a key never seen here (or evicted) is read from the store.
    */
-  private readonly kept = new Map<string, Claim>();
+  private readonly kept: LRUCache<string, Claim> | undefined;
   /** The JSON text of the last body found to match a claim (dropped with the claim). */
   private readonly matched = new WeakMap<Claim, string>();
 
   constructor(
     private readonly store: EventStore,
-    private readonly capacity = DEFAULT_KEPT_CLAIMS,
-  ) {}
+    capacity = DEFAULT_KEPT_CLAIMS,
+  ) {
+    this.kept = capacity > 0 ? new LRUCache<string, Claim>({ max: capacity }) : undefined;
+  }
 
   async find(stream: string): Promise<Claim | null> {
-    const kept = this.kept.get(stream);
-    if (kept) {
-      this.kept.delete(stream);
-      this.kept.set(stream, kept);
-      return kept;
-    }
+    const kept = this.kept?.get(stream);
+    if (kept) return kept;
     const [first] = await this.store.readStream(stream, { maxCount: 1 });
     if (!first) return null;
     const data = first.data as unknown as Claim;
@@ -88,11 +87,9 @@ export class IdempotencyKeys {
   }
 
   private keep(stream: string, claim: Claim): Claim {
-    if (this.capacity <= 0) return claim;
+    if (!this.kept) return claim;
     const frozen = Object.freeze({ request_hash: claim.request_hash, order_id: claim.order_id });
-    this.kept.delete(stream);
     this.kept.set(stream, frozen);
-    if (this.kept.size > this.capacity) this.kept.delete(this.kept.keys().next().value!);
     return frozen;
   }
 

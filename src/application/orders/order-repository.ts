@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../ports/event-store.js';
 import type { OrderEvent } from '../../domain/order/events.js';
 import { fold, initialState, type OrderState } from '../../domain/order/state.js';
@@ -115,31 +116,25 @@ function placedOwner(events: OrderEvent[]) {
 type CachedOrder = LoadedOrder & { revision: number };
 
 /**
- * Folded orders by id, least recently used first (a Map keeps insertion order). Entries are
+ * Folded orders by id, the least recently used dropped first (lru-cache). Entries are
  * frozen: every caller of `load` shares them. A concurrent load that read an older revision never
  * replaces a newer entry.
  */
 class FoldedOrders {
-  private readonly entries = new Map<string, CachedOrder>();
+  private readonly entries: LRUCache<string, CachedOrder> | undefined;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.entries = capacity > 0 ? new LRUCache<string, CachedOrder>({ max: capacity }) : undefined;
+  }
 
   get(orderId: string): CachedOrder | undefined {
-    const entry = this.entries.get(orderId);
-    if (entry) {
-      this.entries.delete(orderId);
-      this.entries.set(orderId, entry);
-    }
-    return entry;
+    return this.entries?.get(orderId);
   }
 
   set(orderId: string, loaded: CachedOrder): void {
-    if (this.capacity <= 0) return;
-    const current = this.entries.get(orderId);
+    const current = this.entries?.peek(orderId);
     if (current && current.revision >= loaded.revision) return;
-    this.entries.delete(orderId);
-    this.entries.set(orderId, loaded);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.entries?.set(orderId, loaded);
   }
 }
 

@@ -11,6 +11,7 @@
  * index empties the cache. Nothing else (environment, partner, query) changes a menu. Bounded by total bytes, least
  * recently used out first.
  */
+import { LRUCache } from 'lru-cache';
 import type { Store } from '../../domain/catalog/model.js';
 import type { StoreStatus } from '../../domain/catalog/status.js';
 import { toMenu } from './catalog.js';
@@ -25,45 +26,28 @@ export const DEFAULT_MENU_CACHE_BYTES = 32 * 1024 * 1024;
 
 export class MenuBodyCache {
   private index: object | undefined;
-  private readonly entries = new Map<string, Entry>();
-  private bytes = 0;
+  private readonly entries: LRUCache<string, Entry>;
 
-  constructor(private readonly maxBytes = DEFAULT_MENU_CACHE_BYTES) {}
+  constructor(maxBytes = DEFAULT_MENU_CACHE_BYTES) {
+    // A body larger than the whole bound is served but not kept.
+    this.entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (e) => Math.max(1, e.body.length) });
+  }
 
   /** The JSON envelope `{"data": menu}` of `store` as served from `index` with `status`. */
   body(index: object, store: Store, status: StoreStatus): Buffer {
     if (index !== this.index) {
       this.entries.clear();
-      this.bytes = 0;
       this.index = index;
     }
     const hit = this.entries.get(store.id);
-    if (hit && hit.status === status.status && hit.accepting === status.accepting_orders) {
-      // Re-inserting keeps the Map's order least recently used first.
-      this.entries.delete(store.id);
-      this.entries.set(store.id, hit);
-      return hit.body;
-    }
-    if (hit) this.remove(store.id, hit);
+    if (hit && hit.status === status.status && hit.accepting === status.accepting_orders) return hit.body;
     const body = Buffer.from(JSON.stringify({ data: toMenu(store, status) }));
-    if (body.length <= this.maxBytes) {
-      this.entries.set(store.id, { status: status.status, accepting: status.accepting_orders, body });
-      this.bytes += body.length;
-      for (const [id, entry] of this.entries) {
-        if (this.bytes <= this.maxBytes) break;
-        this.remove(id, entry);
-      }
-    }
+    this.entries.set(store.id, { status: status.status, accepting: status.accepting_orders, body });
     return body;
   }
 
   /** Entries and bytes held (for tests and diagnostics). */
   size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
-  }
-
-  private remove(id: string, entry: Entry): void {
-    this.entries.delete(id);
-    this.bytes -= entry.body.length;
+    return { entries: this.entries.size, bytes: this.entries.calculatedSize };
   }
 }
