@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest's summary, then one plain closing line (see the reporter) for tools that read logs.
+    reporters: ['default', './test/support/closing-line-reporter.ts'],
   },
 });
