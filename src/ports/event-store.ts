@@ -144,9 +144,22 @@ export interface StreamInfo {
   lastRevision: number;
 }
 
+export interface AppendOptions {
+  expectedRevision: ExpectedRevision;
+  /**
+   * 'durable' (the default): resolves once the events are durable. 'ordered': may resolve once
+   * they are committed (every later read and append on the store sees them) but before they are
+   * durable, with the promise that no later append on this store becomes durable without them.
+   * For a write that only matters together with a later one the caller awaits (an idempotency
+   * claim, then its order): the caller waits for the disk once instead of twice. Adapters whose
+   * commits are durable when acknowledged (EventStoreDB) treat both alike.
+   */
+  durability?: 'durable' | 'ordered';
+}
+
 export interface EventStore {
   /** Atomic for several events. */
-  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult>;
   /** [] when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** One page in global order, positions strictly after `after`. */

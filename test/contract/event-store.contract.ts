@@ -181,6 +181,17 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
         expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
         expect(await store.readStream(s('idempotency-1'))).toHaveLength(1);
       });
+
+      it("an 'ordered' append checks its revision like any other, is read back at once, and is in the log with the durable append after it", async () => {
+        const claim = await store.append(s('idempotency-2'), [ev('KeyClaimed')], { expectedRevision: 'no_stream', durability: 'ordered' });
+        expect(types(await store.readStream(s('idempotency-2')))).toEqual(['KeyClaimed']);
+        await expect(
+          store.append(s('idempotency-2'), [ev('KeyClaimed')], { expectedRevision: 'no_stream', durability: 'ordered' }),
+        ).rejects.toThrow(WrongExpectedRevisionError);
+        const order = await store.append(s('order-2'), [ev('OrderPlaced')], { expectedRevision: 'no_stream' });
+        const page = await store.readAll({ after: claim.position - 1n, maxCount: 10 });
+        expect(page.map((e) => e.position)).toEqual(expect.arrayContaining([claim.position, order.position]));
+      });
     });
 
     describe('atomicity and global order', () => {

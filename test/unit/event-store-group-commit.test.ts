@@ -98,7 +98,7 @@ describe('GroupCommit', () => {
       db.close();
     });
 
-    it('when writes commit while an fsync runs, then they share the next fsync and are acknowledged after it', async () => {
+    it('when writes are requested while an fsync runs, then they commit together when it returns, share the next fsync and are acknowledged after it', async () => {
       const db = new Database(join(dir, 'g.db'));
       db.exec('CREATE TABLE t (v TEXT)');
       const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
@@ -107,19 +107,50 @@ describe('GroupCommit', () => {
       const order: string[] = [];
       const first = group.write(() => insert.run('a')).then(() => order.push('a'));
       await tick();
-      const later = ['b', 'c'].map((v) => group.write(() => insert.run(v)).then(() => order.push(v)));
+      const later = ['b', 'c'].map((v, i) => new Promise((r) => setTimeout(r, i)).then(() => group.write(() => insert.run(v))).then(() => order.push(v)));
+      await new Promise((r) => setTimeout(r, 5)); // b and c are requested in different turns
       await tick();
-      expect(durability.calls).toBe(1); // b and c wait for the fsync in flight to end
+      expect(durability.calls).toBe(1); // b and c wait for the fsync in flight to end...
+      expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 1 }); // ...uncommitted
       expect(group.visibleHead()).toBe(0n);
+      const changes = db.prepare('SELECT total_changes() AS n');
+      const before = (changes.get() as { n: number }).n;
       durability.release();
       await first;
       await tick();
       expect(order).toEqual(['a']);
       expect(durability.calls).toBe(2);
+      expect((changes.get() as { n: number }).n - before).toBe(2); // committed once the fsync returned
       expect(group.visibleHead()).toBe(1n); // a is durable, b and c are not yet
       durability.release();
       await Promise.all(later);
       expect(order).toEqual(['a', 'b', 'c']);
+      expect(group.visibleHead()).toBeNull();
+      db.close();
+    });
+
+    it("when a write asks for 'ordered', then it is answered at its commit, yet readers see it only after the fsync that covers it", async () => {
+      const db = new Database(join(dir, 'g.db'));
+      db.exec('CREATE TABLE t (v TEXT)');
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      const durability = manualSync(db);
+      const group = new GroupCommit(db, () => undefined, durability);
+      let claimAnswered = false;
+      const claim = group.write(() => insert.run('claim'), true).then(() => (claimAnswered = true));
+      await tick();
+      await claim;
+      expect(claimAnswered).toBe(true);
+      expect(durability.calls).toBe(1); // its fsync runs all the same
+      expect(group.visibleHead()).toBe(0n); // and log readers wait for it
+      // The write that depends on it is acknowledged only after an fsync that covers both.
+      let orderAnswered = false;
+      const order = group.write(() => insert.run('order')).then(() => (orderAnswered = true));
+      await tick();
+      durability.release(new Error('EIO')); // the claim's fsync fails: the claim was already answered
+      await tick();
+      expect(orderAnswered).toBe(false);
+      durability.release();
+      await order;
       expect(group.visibleHead()).toBeNull();
       db.close();
     });

@@ -10,11 +10,11 @@ import {
   type AllStreamSubscription,
 } from '@eventstore/db-client';
 import type {
+  AppendOptions,
   AppendResult,
   ConsumerGroup,
   ConsumerGroupOptions,
   EventStore,
-  ExpectedRevision,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
@@ -48,7 +48,7 @@ export class EsdbEventStore implements EventStore {
     this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
   }
 
-  async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     if (streamId === '' || streamId.startsWith('$')) {
       throw new TypeError(`Invalid stream id "${streamId}": non-empty, not starting with "$"`);
     }

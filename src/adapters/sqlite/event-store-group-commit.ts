@@ -4,6 +4,8 @@ interface Write {
   run: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** Answered at its commit; the next fsync still covers it ('ordered' in the event-store port). */
+  ordered: boolean;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -29,12 +31,16 @@ export interface Durability {
  * transaction, so one commit. Each write runs in its own savepoint, so one that throws (a wrong
  * expected revision) rolls back alone while the others commit.
  *
- * With `durability` (synchronous=FULL), the commit itself does not wait for the disk: the batches
- * committed meanwhile share the next fsync of the log, which runs on another thread, and every
- * caller's promise settles only after the fsync that covers its commit. An acknowledged write is
- * as durable as with a FULL commit, and the event loop never blocks on the disk. Until then the
- * rows are hidden from this process's log readers (`visibleHead`), so no projection, webhook or
- * consumer acts on an event a power loss could still take back.
+ * With `durability` (synchronous=FULL), the commit itself does not wait for the disk: the fsync
+ * of the log runs on another thread, and every caller's promise settles only after the fsync that
+ * covers its commit. An acknowledged write is as durable as with a FULL commit, and the event loop
+ * never blocks on the disk. Writes requested while an fsync runs are held and committed together
+ * when it returns, just before the next fsync: a write could not be acknowledged sooner anyway,
+ * and one commit per fsync writes each shared page (the log's last leaf, its indexes) to the
+ * write-ahead log once instead of once per turn; at 500 orders/s that was most of the bytes each
+ * fsync had to flush. Until then the rows are hidden from this process's log readers
+ * (`visibleHead`), so no projection, webhook or consumer acts on an event a power loss could
+ * still take back.
  */
 export class GroupCommit {
   private queue: Write[] = [];
@@ -64,10 +70,15 @@ export class GroupCommit {
     );
   }
 
-  write<T>(run: () => T): Promise<T> {
+  /**
+   * `ordered`: answer once committed, before the fsync. Safe because the log is one file appended
+   * in commit order: any later write's fsync covers this commit too.
+   */
+  write<T>(run: () => T, ordered = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
-      if (this.queue.length === 1) setImmediate(() => this.flush());
+      this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject, ordered });
+      // While an fsync runs, its end commits the queue (syncNext).
+      if (this.queue.length === 1 && !this.syncing) setImmediate(() => this.flush());
     });
   }
 
@@ -94,6 +105,7 @@ export class GroupCommit {
       return;
     }
     if (!this.durability) return this.settle([{ batch, outcomes }]);
+    batch.forEach((w, i) => w.ordered && answer(w, outcomes[i]!));
     this.unsynced.push({ batch, outcomes });
     this.syncNext();
   }
@@ -116,17 +128,26 @@ export class GroupCommit {
       (error: unknown) => {
         // Whether the disk has these writes is unknown: the callers hear so (and retry, as the spec asks).
         this.durableHead = this.unsynced.length === 0 ? null : head;
-        for (const { batch } of covered) for (const w of batch) w.reject(error);
+        for (const { batch } of covered) for (const w of batch) if (!w.ordered) w.reject(error);
         this.afterCommit();
       },
     ).finally(() => {
       this.syncing = undefined;
-      this.syncNext();
+      // The writes held during this fsync commit now (flush starts the next fsync).
+      if (this.queue.length > 0) this.flush();
+      else this.syncNext();
     });
   }
 
   private settle(committed: Committed[]): void {
     this.afterCommit();
-    for (const { batch, outcomes } of committed) outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.value) : batch[i]!.reject(o.error)));
+    for (const { batch, outcomes } of committed) {
+      batch.forEach((w, i) => (this.durability && w.ordered ? undefined : answer(w, outcomes[i]!)));
+    }
   }
+}
+
+function answer(write: Write, outcome: Outcome): void {
+  if (outcome.ok) write.resolve(outcome.value);
+  else write.reject(outcome.error);
 }

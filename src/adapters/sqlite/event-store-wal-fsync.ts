@@ -4,7 +4,9 @@ import { promisify } from 'node:util';
 import type Database from 'better-sqlite3';
 import type { Durability } from './event-store-group-commit.js';
 
-const fsync = promisify(fs.fsync);
+// fdatasync, as SQLite itself uses for the log: the frames and the file size, without waiting for
+// a journal commit of the inode's times.
+const fdatasync = promisify(fs.fdatasync);
 
 /**
  * synchronous=FULL without blocking the event loop. In WAL mode a commit appends its frames to
@@ -26,7 +28,7 @@ export function walFsync(db: Database.Database, file: string, head: () => bigint
   syncDirectory(path.dirname(path.resolve(file)));
   return {
     head,
-    sync: () => (fd === null ? Promise.reject(new Error('the event store is closed')) : fsync(fd)),
+    sync: () => (fd === null ? Promise.reject(new Error('the event store is closed')) : fdatasync(fd)),
     close: () => {
       if (fd !== null) fs.closeSync(fd);
       fd = null;

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import type {
+  AppendOptions,
   AppendResult,
   ConsumerGroup,
   ConsumerGroupOptions,
@@ -160,7 +161,7 @@ export class SqliteEventStore implements EventStore {
   async append(
     streamId: string,
     events: NewEvent[],
-    options: { expectedRevision: ExpectedRevision },
+    options: AppendOptions,
   ): Promise<AppendResult> {
     assertStreamId(streamId);
     if (events.length === 0) throw new TypeError('append needs at least one event');
@@ -171,7 +172,7 @@ export class SqliteEventStore implements EventStore {
     const prepared = events.map(prepareEvent);
     // Committed with the other appends of this event-loop turn in one IMMEDIATE transaction (the
     // write lock is taken before any revision is read, so two processes cannot both pass the check).
-    return this.writes.write(() => this.appendTx(streamId, prepared, expected));
+    return this.writes.write(() => this.appendTx(streamId, prepared, expected), options.durability === 'ordered');
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -114,7 +114,9 @@ export class IdempotencyKeys {
             },
           },
         ],
-        { expectedRevision: 'no_stream' },
+        // 'ordered': the claim need not be durable before the order is appended, only before the
+        // answer, and the order's own append is durable only with the claim.
+        { expectedRevision: 'no_stream', durability: 'ordered' },
       );
       return { won: true, claim: this.keep(stream, claim) };
     } catch (err) {
