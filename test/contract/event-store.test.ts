@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -92,6 +92,23 @@ describe('embedded SQLite event store across connections and processes', () => {
     expect((await viaSubscription.promise).type).toBe('OrderPlaced');
     expect((await viaGroup.promise).streamId).toBe('order-1');
     await sub.stop();
+  });
+
+  it('checkpoints the log into the database file on its own thread, and the store connection does not', async () => {
+    const store = open();
+    for (let i = 0; i < 20; i++) await store.append(`order-${i}`, [ev('OrderPlaced', { i })], { expectedRevision: 'no_stream' });
+    const result = await store.checkpoint();
+    expect(result!.log).toBeGreaterThan(0);
+    expect(result!.checkpointed).toBe(result!.log);
+    // The database file alone (no -wal beside it) now holds every event.
+    const copy = join(dir, 'copy.db');
+    writeFileSync(copy, readFileSync(file));
+    const db = new Database(copy, { readonly: true });
+    expect(db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 20 });
+    db.close();
+    const raw = new Database(file);
+    expect(raw.pragma('wal_autocheckpoint', { simple: true })).toBe(1000); // a connection's own setting
+    raw.close();
   });
 
   it('keeps events, revisions and group positions across close and reopen, in WAL mode', async () => {
@@ -211,6 +228,8 @@ function childScript(): string {
     transpileTree('src/adapters/sqlite/event-store.ts', childDir);
     transpileTree('src/ports/event-store.ts', childDir);
     writeFileSync(join(childDir, 'child.mjs'), CHILD_SCRIPT);
+    // The WAL checkpointer's worker resolves the driver by name, from the module's own location.
+    symlinkSync(join(ROOT, 'node_modules'), join(childDir, 'node_modules'), 'dir');
   }
   return join(childDir, 'child.mjs');
 }

@@ -22,6 +22,7 @@ import { tailSubscription } from './event-store-tail.js';
 import { Wakeup } from './event-store-wakeup.js';
 import { GroupCommit, type Durability } from './event-store-group-commit.js';
 import { walFsync } from './event-store-wal-fsync.js';
+import { WalCheckpointer, type CheckpointResult } from './event-store-checkpointer.js';
 
 /**
  * Schema of the embedded event store. `position` is the global order (AUTOINCREMENT: never
@@ -70,6 +71,8 @@ export interface SqliteEventStoreOptions {
 }
 
 const MAX_REVISION = Number.MAX_SAFE_INTEGER;
+/** SQLite's default automatic checkpoint threshold, in log pages. */
+const SQLITE_AUTOCHECKPOINT = 1000;
 const DEFAULT_READ_ALL_COUNT = 1000;
 
 export class SqliteEventStore implements EventStore {
@@ -87,6 +90,7 @@ export class SqliteEventStore implements EventStore {
   private readonly file: string;
   private bookkeepingDb: Database.Database | undefined;
   private readonly durability: Durability | undefined;
+  private readonly checkpointer: WalCheckpointer | undefined;
 
   constructor(options: SqliteEventStoreOptions) {
     this.clock = options.clock ?? systemClock;
@@ -156,6 +160,24 @@ export class SqliteEventStore implements EventStore {
       return { nextExpectedRevision: revision, position };
     });
     this.writes = new GroupCommit(db, () => this.wakeup.notify(), durability);
+    this.checkpointer = this.startCheckpointer();
+  }
+
+  /** Checkpoints move to a worker thread (see WalCheckpointer); if it fails, SQLite's own come back. */
+  private startCheckpointer(): WalCheckpointer | undefined {
+    if (this.file === ':memory:' || this.file === '') return undefined;
+    this.db.pragma('wal_autocheckpoint = 0');
+    return new WalCheckpointer(this.file, {
+      onError: (err) => {
+        console.error('event store:', err);
+        for (const db of [this.db, this.bookkeepingDb]) if (db?.open) db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT}`);
+      },
+    });
+  }
+
+  /** A checkpoint of the log into the database file, on the checkpointer's thread (tests, operators). */
+  async checkpoint(): Promise<CheckpointResult | null> {
+    return this.checkpointer ? this.checkpointer.checkpointNow() : null;
   }
 
   async append(
@@ -235,6 +257,7 @@ export class SqliteEventStore implements EventStore {
     if (this.db.open) this.writes.flush();
     await this.writes.drain();
     this.durability?.close();
+    await this.checkpointer?.close();
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await Promise.all([...this.groups].map((g) => g.stop()));
     if (this.bookkeepingDb?.open) this.bookkeepingDb.close();
@@ -255,6 +278,7 @@ export class SqliteEventStore implements EventStore {
     if (!this.bookkeepingDb) {
       this.bookkeepingDb = new Database(this.file, { timeout: 5000 });
       this.bookkeepingDb.pragma('synchronous = NORMAL');
+      if (this.checkpointer) this.bookkeepingDb.pragma('wal_autocheckpoint = 0');
     }
     return this.bookkeepingDb;
   }

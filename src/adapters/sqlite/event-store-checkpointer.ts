@@ -1,0 +1,82 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** What one `PRAGMA wal_checkpoint(PASSIVE)` reported: frames in the log, frames copied into the database. */
+export interface CheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
+// CommonJS, evaluated in the worker: runs from src (tests) and dist alike, with no file to locate.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { timeout: 5000 });
+db.pragma('synchronous = NORMAL'); // a checkpoint syncs the log before and the database after
+db.pragma('wal_autocheckpoint = 0');
+const checkpoint = () => {
+  try {
+    return db.pragma('wal_checkpoint(PASSIVE)')[0];
+  } catch (err) {
+    return { error: String(err && err.message || err) };
+  }
+};
+const timer = setInterval(() => {
+  const result = checkpoint();
+  if (result.error) parentPort.postMessage({ type: 'error', error: result.error });
+}, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message.type === 'now') parentPort.postMessage({ type: 'result', id: message.id, result: checkpoint() });
+  if (message.type === 'close') {
+    clearInterval(timer);
+    db.close();
+    parentPort.close();
+  }
+});
+`;
+
+/**
+ * Copies the write-ahead log into the database file on a worker thread. SQLite's automatic
+ * checkpoint runs inside whichever commit crosses 1,000 log pages, on the event loop, and syncs the
+ * log and then the database file there: tens of milliseconds on a busy disk, every second or two at
+ * 500 orders/s, and each one stalled every request in flight. The store's own connections therefore
+ * run with `wal_autocheckpoint = 0`, and this thread checkpoints (PASSIVE: it never blocks writers
+ * or readers) every `intervalMs` on its own connection to the same file.
+ */
+export class WalCheckpointer {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, (result: CheckpointResult) => void>();
+  private nextId = 0;
+  private readonly exited: Promise<void>;
+
+  constructor(file: string, options: { intervalMs?: number; onError: (err: Error) => void }) {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs: options.intervalMs ?? 200 } });
+    this.worker.unref(); // never what keeps a process alive
+    this.worker.on('message', (m: { type: string; id?: number; result?: CheckpointResult & { error?: string }; error?: string }) => {
+      if (m.type === 'error') options.onError(new Error(`WAL checkpoint failed: ${m.error}`));
+      if (m.type === 'result' && m.id !== undefined) {
+        this.waiting.get(m.id)?.(m.result!);
+        this.waiting.delete(m.id);
+      }
+    });
+    this.worker.on('error', (err) => options.onError(err));
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+  }
+
+  /** A checkpoint now, on the worker (tests and operators; the timer does the regular ones). */
+  checkpointNow(): Promise<CheckpointResult> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.worker.postMessage({ type: 'now', id });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.worker.ref(); // so a process with nothing else to do still waits for the worker to end
+    this.worker.postMessage({ type: 'close' });
+    await this.exited;
+  }
+}
