@@ -12,25 +12,34 @@ export interface CheckpointResult {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.file, { timeout: 5000 });
-db.pragma('synchronous = NORMAL'); // a checkpoint syncs the log before and the database after
-db.pragma('wal_autocheckpoint = 0');
+const message = (err) => String((err && err.message) || err);
+let db;
 const checkpoint = () => {
   try {
+    db = db || open();
     return db.pragma('wal_checkpoint(PASSIVE)')[0];
   } catch (err) {
-    return { error: String(err && err.message || err) };
+    return { error: message(err) };
   }
 };
+function open() {
+  const opened = new Database(workerData.file, { timeout: 5000 });
+  opened.pragma('synchronous = NORMAL'); // a checkpoint syncs the log before and the database after
+  opened.pragma('wal_autocheckpoint = 0');
+  return opened;
+}
+// After a failure the thread stops checkpointing: the store goes back to SQLite's own.
 const timer = setInterval(() => {
   const result = checkpoint();
-  if (result.error) parentPort.postMessage({ type: 'error', error: result.error });
+  if (!result.error) return;
+  clearInterval(timer);
+  parentPort.postMessage({ type: 'error', error: result.error });
 }, workerData.intervalMs);
-parentPort.on('message', (message) => {
-  if (message.type === 'now') parentPort.postMessage({ type: 'result', id: message.id, result: checkpoint() });
-  if (message.type === 'close') {
+parentPort.on('message', (m) => {
+  if (m.type === 'now') parentPort.postMessage({ type: 'result', id: m.id, result: checkpoint() });
+  if (m.type === 'close') {
     clearInterval(timer);
-    db.close();
+    if (db) db.close();
     parentPort.close();
   }
 });
@@ -61,7 +70,8 @@ export class WalCheckpointer {
         this.waiting.delete(m.id);
       }
     });
-    this.worker.on('error', (err) => options.onError(err));
+    // Errors thrown inside the worker arrive as plain objects (their class does not cross threads).
+    this.worker.on('error', (err: unknown) => options.onError(err instanceof Error ? err : new Error(`WAL checkpointer stopped: ${JSON.stringify(err)}`)));
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
   }
 

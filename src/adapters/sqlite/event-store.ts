@@ -91,6 +91,7 @@ export class SqliteEventStore implements EventStore {
   private bookkeepingDb: Database.Database | undefined;
   private readonly durability: Durability | undefined;
   private readonly checkpointer: WalCheckpointer | undefined;
+  private checkpointerFailed = false;
 
   constructor(options: SqliteEventStoreOptions) {
     this.clock = options.clock ?? systemClock;
@@ -170,6 +171,7 @@ export class SqliteEventStore implements EventStore {
     return new WalCheckpointer(this.file, {
       onError: (err) => {
         console.error('event store:', err);
+        this.checkpointerFailed = true;
         for (const db of [this.db, this.bookkeepingDb]) if (db?.open) db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT}`);
       },
     });
@@ -278,7 +280,7 @@ export class SqliteEventStore implements EventStore {
     if (!this.bookkeepingDb) {
       this.bookkeepingDb = new Database(this.file, { timeout: 5000 });
       this.bookkeepingDb.pragma('synchronous = NORMAL');
-      if (this.checkpointer) this.bookkeepingDb.pragma('wal_autocheckpoint = 0');
+      if (this.checkpointer && !this.checkpointerFailed) this.bookkeepingDb.pragma('wal_autocheckpoint = 0');
     }
     return this.bookkeepingDb;
   }

@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WalCheckpointer } from '../../src/adapters/sqlite/event-store-checkpointer.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('WalCheckpointer', () => {
+  it('when a WAL database has frames in its log, then a checkpoint on the worker copies all of them', async () => {
+    const file = join(dir, 'w.db');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('CREATE TABLE t (v TEXT)');
+    for (let i = 0; i < 50; i++) db.prepare('INSERT INTO t (v) VALUES (?)').run(`row ${i}`);
+    const checkpointer = new WalCheckpointer(file, { intervalMs: 60_000, onError: (err) => { throw err; } });
+    const result = await checkpointer.checkpointNow();
+    expect(result.log).toBeGreaterThan(0);
+    expect(result.checkpointed).toBe(result.log);
+    await checkpointer.close();
+    db.close();
+  });
+
+  it('when the file cannot be checkpointed, then the error is reported (the store then goes back to SQLite\'s own checkpoints)', async () => {
+    const file = join(dir, 'not-a-database.db');
+    writeFileSync(file, 'this is not a SQLite database, it is text long enough to have a header'.repeat(20));
+    let report!: (err: Error) => void;
+    const reported = new Promise<Error>((resolve) => (report = resolve));
+    const checkpointer = new WalCheckpointer(file, { intervalMs: 10, onError: (err) => report(err) });
+    expect((await reported).message).toMatch(/WAL checkpoint failed: file is not a database/);
+    await checkpointer.close();
+  });
+});
