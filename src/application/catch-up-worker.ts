@@ -7,7 +7,7 @@ import type { DocumentRow, ReadModelStore } from '../ports/read-model-store.js';
  * A catch-up shared with a second thread (embedded only). A rebuild is CPU-bound (parse, fold
  * through the order machine, serialise) and the service otherwise uses one core, so a worker
  * thread reads the same log from its own read-only connection and projects the documents that
- * `workerOwns`; this thread projects the others, and writes the worker's documents (sent as JSON)
+ * `workerOwns` (about 5/8); this thread projects the others, and writes the worker's documents (sent as JSON)
  * into the store before its own runners move past each page. Same documents, same positions: the
  * worker only takes over part of the arithmetic.
  */
@@ -29,11 +29,15 @@ export interface CatchUpBatch {
 /** The worker stays at most this many pages ahead, so its batches never pile up in memory. */
 export const MAX_BATCHES_AHEAD = 4;
 
-/** A document is the worker's when its id hashes odd (FNV-1a): about half, the same in both threads. */
+/**
+ * A document is the worker's when its id hashes (FNV-1a) into the worker's eighths, the same in both
+ * threads. The worker takes more than half: the main thread also writes every document into the store.
+ */
+const WORKER_EIGHTHS = 5;
 export function workerOwns(id: string): boolean {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return (h & 1) === 1;
+  return (h & 7) < WORKER_EIGHTHS;
 }
 
 /** Built next to this file; absent when running from the TypeScript sources (tests), then no worker. */
