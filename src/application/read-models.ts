@@ -34,8 +34,9 @@ export class ReadModels {
   /**
    * Returns at once; reads wait (bounded) for the read models as usual. The runners first catch up
    * together in one pass over the log, then follow it on one shared subscription: each event is
-   * read and parsed once, and the order read models fold it back to back (sharing the fold). A
-   * runner that fails drops out and follows the log on its own subscription from its checkpoint.
+   * read and parsed once, and the order read models fold it back to back (sharing the fold); from an
+   * empty embedded store, a worker thread projects part of the documents meanwhile. A runner that
+   * fails drops out and follows the log on its own subscription from its checkpoint.
    */
   async start(): Promise<void> {
     this.stopping = false;
@@ -116,7 +117,7 @@ export class ReadModels {
   }
 
   /**
-   * A worker thread for half of the documents (see catch-up-worker.ts), when it pays: embedded
+   * A worker thread for part of the documents (see catch-up-worker.ts), when it pays: embedded
    * stores, the service's own projections, a rebuild from an empty store (what the embedded service
    * does at every start) and a long log. Otherwise null: this thread does everything.
    */
