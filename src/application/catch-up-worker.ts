@@ -56,7 +56,10 @@ export class CatchUpWorker {
   }
 
   private constructor(request: CatchUpRequest) {
-    this.worker = new Worker(SCRIPT, { workerData: request });
+    // Its live data is a page and 5,000 recent documents (about 20 MB); without a bound, V8 sizes the
+    // heap from the machine's memory and lets garbage pile up (over 100 MB more resident at a
+    // rebuild). Running out of it is a worker failure: the main thread goes on alone.
+    this.worker = new Worker(SCRIPT, { workerData: request, resourceLimits: { maxOldGenerationSizeMb: 64 } });
     this.worker.on('message', (batch: CatchUpBatch) => {
       this.batches.push(batch);
       this.wake();
