@@ -32,6 +32,26 @@ export function reads(projection: Projection<unknown>, streamId: string): boolea
 }
 
 /**
+ * The events of a page each document of the projection receives, in log order (a catch-up applies
+ * them together); `keep` limits it to some documents (a catch-up shared with another thread).
+ */
+export function eventsByDocument<E extends ProjectedEvent>(
+  projection: Projection<unknown>,
+  events: readonly E[],
+  keep?: (id: string) => boolean,
+): Map<string, E[]> {
+  const byDocument = new Map<string, E[]>();
+  for (const e of events) {
+    const id = reads(projection, e.streamId) ? projection.documentId(e) : null;
+    if (id === null || (keep && !keep(id))) continue;
+    const list = byDocument.get(id);
+    if (list) list.push(e);
+    else byDocument.set(id, [e]);
+  }
+  return byDocument;
+}
+
+/**
  * Applies one event to a stored document, or returns null when there is nothing to write: the event
  * is older than (or the same as) what the document already absorbed from its stream, so a replayed
  * or late event changes nothing.

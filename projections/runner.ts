@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent, Subscription } from '../src/ports/event-store.js';
 import type { ReadModelStore } from '../src/ports/read-model-store.js';
 import type { Logger } from '../src/shared/logger.js';
-import { applyEvent, applyEvents, reads } from './projection.js';
+import { applyEvent, applyEvents, eventsByDocument, reads } from './projection.js';
 import type { AnyProjection } from './index.js';
 
 /** Checkpoint writes are batched: every CHECKPOINT_EVERY events, or once the log goes quiet. */
@@ -62,21 +62,15 @@ export class ProjectionRunner {
   /**
    * Applies a page of events someone else read (a catch-up), with the same outcome as feeding them
    * one by one: each document is read and written once for all of its events in the page, and the
-   * position moves past the page only after every document is written.
+   * position moves past the page only after every document is written. `keep` and `through`: the
+   * caller had the other documents of the page written (another thread projected them), so only
+   * these are applied and the position still moves to `through`, the end of the page.
    */
-  async feedPage(events: readonly RecordedEvent[]): Promise<void> {
+  async feedPage(events: readonly RecordedEvent[], keep?: (id: string) => boolean, through = events.at(-1)?.position): Promise<void> {
+    if (this.ownSubscription || through === undefined || through <= this.current) return;
     const fresh = events.filter((e) => e.position > this.current);
-    if (this.ownSubscription || fresh.length === 0) return;
-    const byDocument = new Map<string, RecordedEvent[]>();
-    for (const e of fresh) {
-      const id = reads(this.projection, e.streamId) ? this.projection.documentId(e) : null;
-      if (id === null) continue;
-      const list = byDocument.get(id);
-      if (list) list.push(e);
-      else byDocument.set(id, [e]);
-    }
-    for (const [id, list] of byDocument) await this.applyAll(id, list);
-    this.advance(fresh.at(-1)!.position, fresh.length);
+    for (const [id, list] of eventsByDocument(this.projection, fresh, keep)) await this.applyAll(id, list);
+    this.advance(through, fresh.length);
     if (this.sinceCheckpoint >= CHECKPOINT_EVERY) await this.flush();
   }
 

@@ -4,10 +4,13 @@ import type { Logger } from '../shared/logger.js';
 import { PROJECTIONS, type AnyProjection } from '../../projections/index.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { ApiError } from '../domain/errors.js';
+import { CatchUpWorker } from './catch-up-worker.js';
 
 /** How long a read waits for its read models to pass the log's head before answering anyway. */
 export const READ_YOUR_WRITES_TIMEOUT_MS = 2000;
 const CATCH_UP_PAGE = 1000;
+/** Below this many events a worker thread costs more to start than it saves. */
+const WORKER_CATCH_UP_FROM = 20_000;
 
 /** Runs every projection of the service and answers "are the read models up to date?". */
 export class ReadModels {
@@ -18,7 +21,7 @@ export class ReadModels {
   private restartTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly deps: { events: EventStore; store: ReadModelStore; logger?: Logger },
+    private readonly deps: { events: EventStore; store: ReadModelStore; logger?: Logger; workerCatchUpFrom?: number },
     projections: readonly AnyProjection[] = PROJECTIONS,
   ) {
     this.runners = new Map(projections.map((p) => [p.name, new ProjectionRunner(p, deps)]));
@@ -31,8 +34,9 @@ export class ReadModels {
   /**
    * Returns at once; reads wait (bounded) for the read models as usual. The runners first catch up
    * together in one pass over the log, then follow it on one shared subscription: each event is
-   * read and parsed once, and the order read models fold it back to back (sharing the fold). A
-   * runner that fails drops out and follows the log on its own subscription from its checkpoint.
+   * read and parsed once, and the order read models fold it back to back (sharing the fold); from an
+   * empty embedded store, a worker thread projects part of the documents meanwhile. A runner that
+   * fails drops out and follows the log on its own subscription from its checkpoint.
    */
   async start(): Promise<void> {
     this.stopping = false;
@@ -83,21 +87,48 @@ export class ReadModels {
     const head = await this.deps.events.headPosition();
     const failed = new Set<ProjectionRunner>();
     let after = runners.reduce((min, r) => (r.position < min ? r.position : min), head);
-    while (!this.stopping && after < head) {
-      const page = await this.deps.events.readAll({ after, maxCount: CATCH_UP_PAGE });
-      if (page.length === 0) return;
-      const upToHead = page.filter((e) => e.position <= head);
-      if (this.stopping || upToHead.length === 0) return;
-      for (const r of runners) {
-        if (failed.has(r)) continue;
-        await r.feedPage(upToHead).catch((err: unknown) => {
-          failed.add(r);
-          this.deps.logger?.error({ err, projection: r.projection.name }, 'projection failed during catch-up; it retries on its own');
+    let worker = await this.startWorker(runners, after, head);
+    try {
+      while (!this.stopping && after < head) {
+        const page = await this.deps.events.readAll({ after, maxCount: CATCH_UP_PAGE });
+        if (page.length === 0) return;
+        const upToHead = page.filter((e) => e.position <= head);
+        if (this.stopping || upToHead.length === 0) return;
+        const through = upToHead.at(-1)!.position;
+        // The worker's documents of this page are written first; if it fails, this thread does all of the rest.
+        await worker?.importThrough(through, this.deps.store).catch((err: unknown) => {
+          this.deps.logger?.warn({ err }, 'catch-up worker failed; the catch-up goes on without it');
+          void worker?.close();
+          worker = null;
         });
+        for (const r of runners) {
+          if (failed.has(r)) continue;
+          await r.feedPage(upToHead, worker?.keep, through).catch((err: unknown) => {
+            failed.add(r);
+            this.deps.logger?.error({ err, projection: r.projection.name }, 'projection failed during catch-up; it retries on its own');
+          });
+        }
+        after = through;
+        if (upToHead.length < page.length) return;
       }
-      after = upToHead.at(-1)!.position;
-      if (upToHead.length < page.length) return;
+    } finally {
+      await worker?.close();
     }
+  }
+
+  /**
+   * A worker thread for part of the documents (see catch-up-worker.ts), when it pays: embedded
+   * stores, the service's own projections, a rebuild from an empty store (what the embedded service
+   * does at every start) and a long log. Otherwise null: this thread does everything.
+   */
+  private async startWorker(runners: ProjectionRunner[], after: bigint, head: bigint): Promise<CatchUpWorker | null> {
+    const { events, store } = this.deps;
+    const file = events.localFile;
+    if (file === undefined || !store.importRows || after !== 0n || head < (this.deps.workerCatchUpFrom ?? WORKER_CATCH_UP_FROM)) return null;
+    if (runners.some((r) => !PROJECTIONS.includes(r.projection))) return null;
+    for (const r of runners) if ((await store.count(r.projection.collection)) > 0) return null;
+    const projections = runners.map((r) => r.projection.name);
+    return CatchUpWorker.start({ file, head, pageSize: CATCH_UP_PAGE, projections });
   }
 
   runner(name: string): ProjectionRunner {

@@ -173,6 +173,11 @@ export interface EventStore {
   /** Streams with their last revision, ordered by name (stream browser). */
   listStreams(options?: { prefix?: string; limit?: number }): Promise<StreamInfo[]>;
   consumerGroup(options: ConsumerGroupOptions): ConsumerGroup;
+  /**
+   * Embedded only: the log's SQLite file, which a worker thread of this process may read (read-only)
+   * to share a catch-up; undefined for a temporary or in-memory log and for EventStoreDB.
+   */
+  readonly localFile?: string;
   /** Stops subscriptions and consumer groups, then releases the connection. */
   close(): Promise<void>;
 }

@@ -18,6 +18,9 @@ export interface StoredDocument<D = Record<string, unknown>> {
   doc: D;
 }
 
+/** A stored document serialised: id, seq, versions and doc as JSON, and the doc's indexed fields (see `indexes`). */
+export type DocumentRow = [id: string, seq: number, versions: string, doc: string, fields: Record<string, unknown>];
+
 export type FieldValue = string | number | boolean | null;
 
 export interface Query {
@@ -43,6 +46,11 @@ export interface ReadModelStore {
   checkpoint(projection: string): Promise<bigint>;
   /** Drops a collection and its projection's checkpoint (rebuild from zero). */
   reset(projection: string, collection: string): Promise<void>;
+  /**
+   * Embedded only: writes documents another thread projected, already serialised, as the newest
+   * versions (no compare-and-set: that thread alone writes them during a catch-up shared with it).
+   */
+  importRows?(collection: string, rows: readonly DocumentRow[]): void;
   /** Every document of a collection, ordered by id (audits). */
   all<D>(collection: string): Promise<Array<StoredDocument<D>>>;
   close(): Promise<void>;

@@ -29,13 +29,15 @@ export function toRecordedEvent(row: EventRow): RecordedEvent {
 }
 
 /**
- * The same event for readStream, with `metadata` parsed on first access. Folding a stream reads only
- * `data`, and an order event's metadata (ids, actor, times) is often longer than its data: parsing
- * both was most of readStream's self time in GET /v1/orders/{id}. A class with the accessor on its
+ * The same event for readStream and for pages of the log, with `data` and `metadata` parsed on
+ * first access. Folding a stream (or projecting a catch-up) reads only `data`, and an order event's
+ * metadata (ids, actor, times) is often longer than its data: parsing both was most of readStream's
+ * self time in GET /v1/orders/{id}, and a sixth of a read-model rebuild; a catch-up shared with a
+ * worker thread reads every event but projects only half of them. A class with the accessors on its
  * prototype: an object literal with its own accessor made the conversion slower than parsing both
- * (V8 gives each one fresh closures and a dictionary shape). So `metadata` is not an own property:
- * spreading the event would drop it (nothing does; the port says so), while reading it, assigning
- * it and JSON.stringify (toJSON) behave as for a plain event.
+ * (V8 gives each one fresh closures and a dictionary shape). So `data` and `metadata` are not own
+ * properties: spreading the event would drop them (nothing does; the port says so), while reading
+ * them, assigning them and JSON.stringify (toJSON) behave as for a plain event.
  */
 class StreamEvent implements RecordedEvent {
   readonly id: string;
@@ -43,20 +45,29 @@ class StreamEvent implements RecordedEvent {
   readonly type: string;
   readonly revision: number;
   readonly position: bigint;
-  readonly data: Record<string, unknown>;
   readonly recordedAt: Date;
+  #rawData: string;
+  #data: Record<string, unknown> | undefined;
   #rawMetadata: string;
   #metadata: Record<string, unknown> | undefined;
 
-  constructor(row: EventRow) {
-    this.id = row.id;
-    this.streamId = row.stream_id;
-    this.type = row.type;
-    this.revision = row.revision;
-    this.position = BigInt(row.position);
-    this.data = JSON.parse(row.data) as Record<string, unknown>;
-    this.recordedAt = new Date(row.recorded_at);
-    this.#rawMetadata = row.metadata;
+  constructor(position: number, streamId: string, revision: number, id: string, type: string, data: string, metadata: string, recordedAt: number) {
+    this.id = id;
+    this.streamId = streamId;
+    this.type = type;
+    this.revision = revision;
+    this.position = BigInt(position);
+    this.recordedAt = new Date(recordedAt);
+    this.#rawData = data;
+    this.#rawMetadata = metadata;
+  }
+
+  get data(): Record<string, unknown> {
+    return (this.#data ??= JSON.parse(this.#rawData) as Record<string, unknown>);
+  }
+
+  set data(value: Record<string, unknown>) {
+    this.#data = value;
   }
 
   get metadata(): Record<string, unknown> {
@@ -73,7 +84,11 @@ class StreamEvent implements RecordedEvent {
   }
 }
 
-export const toStreamEvent = (row: EventRow): RecordedEvent => new StreamEvent(row);
+export const toStreamEvent = (row: EventRow): RecordedEvent =>
+  new StreamEvent(row.position, row.stream_id, row.revision, row.id, row.type, row.data, row.metadata, row.recorded_at);
+
+/** A row of EVENT_COLUMNS as an array (better-sqlite3's raw mode), in column order. */
+type EventTuple = [number, string, number, string, string, string, string, number];
 
 export interface Page {
   events: RecordedEvent[];
@@ -103,8 +118,8 @@ export class PageReader {
       const head = this.head();
       if (head <= after || maxCount <= 0) return { events: [], scannedTo: after, reachedHead: true };
       const { sql, params } = filterSql(filter);
-      const rows = this.statement(sql).all(after, head, ...params, maxCount) as EventRow[];
-      const events = rows.map(toRecordedEvent);
+      const rows = this.statement(sql).all(after, head, ...params, maxCount) as EventTuple[];
+      const events: RecordedEvent[] = rows.map((r) => new StreamEvent(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]));
       const reachedHead = events.length < maxCount;
       const last = events.at(-1);
       return { events, reachedHead, scannedTo: reachedHead || !last ? head : last.position };
@@ -132,6 +147,8 @@ export class PageReader {
       stmt = this.db.prepare(
         `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ?${where} ORDER BY position LIMIT ?`,
       );
+      // Rows as arrays: about 40% cheaper to fetch than objects, and a catch-up reads every event of the log.
+      stmt.raw(true);
       this.statements.set(where, stmt);
     }
     return stmt;

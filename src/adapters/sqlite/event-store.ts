@@ -255,6 +255,10 @@ export class SqliteEventStore implements EventStore {
     return group;
   }
 
+  get localFile(): string | undefined {
+    return this.file === '' || this.file === ':memory:' || this.db.memory ? undefined : this.file;
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.writes.flush();
     await this.writes.drain();

@@ -26,6 +26,10 @@ export function fieldSql(name: string, columns: ReadonlySet<string>): string {
   return columns.has(name) ? columnName(name) : `json_extract(doc, '$.${checked(name, 'field')}')`;
 }
 
+/** The fields a read model's indexes name: each gets a column of its own (the id has one already). */
+export const indexedFields = (indexes: ReadonlyArray<Record<string, 1 | -1>>): string[] =>
+  [...new Set(indexes.flatMap((spec) => Object.keys(spec)))].filter((f) => f !== '_id' && f !== 'id');
+
 /** SQLite has no booleans: JSON true/false are 1/0 there, so parameters and columns use 1/0 too. */
 export function sqlValue(v: unknown): Param {
   if (typeof v === 'boolean') return v ? 1 : 0;

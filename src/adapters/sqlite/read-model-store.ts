@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import type { FieldValue, Query, ReadModelStore, StoredDocument } from '../../ports/read-model-store.js';
-import { columnName, createTableSql, indexSql, querySql, sqlValue, tableName } from './read-model-sql.js';
+import type { DocumentRow, FieldValue, Query, ReadModelStore, StoredDocument } from '../../ports/read-model-store.js';
+import { columnName, createTableSql, indexedFields, indexSql, querySql, sqlValue, tableName } from './read-model-sql.js';
 
 type Row = { id: string; seq: number; versions: string; doc: string };
 
-/** A collection's table: the fields copied into columns, and its two hot statements. */
+/** A collection's table: the fields copied into columns, and its hot statements. */
 interface Table {
   columns: string[];
   columnSet: Set<string>;
@@ -48,7 +48,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   /** Columns and indexes for the fields a read model filters and sorts on (its `indexes`); call before use. */
   ensureIndexes(collection: string, indexes: Array<Record<string, 1 | -1>>): void {
-    const fields = [...new Set(indexes.flatMap((spec) => Object.keys(spec)))].filter((f) => f !== '_id' && f !== 'id');
+    const fields = indexedFields(indexes);
     const table = this.table(collection);
     const missing = fields.filter((f) => !table.columnSet.has(f));
     if (missing.length) {
@@ -105,6 +105,21 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.table(collection);
     this.statement(`DELETE FROM ${tableName(collection)}`).run();
     this.checkpoints.delete(projection);
+  }
+
+  importRows(collection: string, rows: readonly DocumentRow[]): void {
+    const { upsert, columns } = this.table(collection);
+    for (const [id] of rows) {
+      this.dirty.delete(key(collection, id));
+      this.cache.delete(key(collection, id));
+    }
+    this.db.transaction(() => {
+      for (const [id, seq, versions, doc, fields] of rows) {
+        let parsed: Record<string, unknown> | undefined;
+        const value = (c: string) => (c in fields ? fields[c] : (parsed ??= JSON.parse(doc) as Record<string, unknown>)[c]);
+        upsert.run(id, seq, versions, doc, ...columns.map((c) => sqlValue(value(c))));
+      }
+    })();
   }
 
   async all<D>(collection: string): Promise<Array<StoredDocument<D>>> {
@@ -189,14 +204,12 @@ export class SqliteReadModelStore implements ReadModelStore {
       .filter((c) => c.startsWith('f_'))
       .map((c) => c.slice(2));
     const names = ['id', 'seq', 'versions', 'doc', ...columns.map(columnName)];
+    const update = `ON CONFLICT (id) DO UPDATE SET ${names.slice(1).map((n) => `${n} = excluded.${n}`).join(', ')}`;
     t = {
       columns,
       columnSet: new Set(columns),
       select: this.db.prepare(`SELECT id, seq, versions, doc FROM ${name} WHERE id = ?`),
-      upsert: this.db.prepare(
-        `INSERT INTO ${name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})
-         ON CONFLICT (id) DO UPDATE SET ${names.slice(1).map((n) => `${n} = excluded.${n}`).join(', ')}`,
-      ),
+      upsert: this.db.prepare(`INSERT INTO ${name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ${update}`),
     };
     this.tables.set(collection, t);
     return t;
