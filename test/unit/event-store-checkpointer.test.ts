@@ -27,6 +27,25 @@ describe('WalCheckpointer', () => {
     db.close();
   });
 
+  it('when the log passes restartFrames, then the checkpoint also restarts it (every row kept), and the next write begins it again from the top', async () => {
+    const file = join(dir, 'w.db');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('CREATE TABLE t (v TEXT)');
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    for (let i = 0; i < 40; i++) insert.run(`row ${i}`);
+    const checkpointer = new WalCheckpointer(file, { intervalMs: 60_000, restartFrames: 20, onError: (err) => { throw err; } });
+    const restarted = await checkpointer.checkpointNow();
+    expect(restarted.log).toBeGreaterThanOrEqual(40);
+    insert.run('after the restart');
+    const after = await checkpointer.checkpointNow();
+    expect(after.log).toBeLessThan(5); // one commit's frames, from the top
+    expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 41 });
+    await checkpointer.close();
+    db.close();
+  });
+
   it('when the file cannot be checkpointed, then the error is reported (the store then goes back to SQLite\'s own checkpoints)', async () => {
     const file = join(dir, 'not-a-database.db');
     writeFileSync(file, 'this is not a SQLite database, it is text long enough to have a header'.repeat(20));

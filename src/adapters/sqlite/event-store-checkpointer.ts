@@ -8,6 +8,9 @@ export interface CheckpointResult {
   checkpointed: number;
 }
 
+/** 16,384 frames of 4 KB: the log is kept to about 64 MB, reused from the top once restarted. */
+const DEFAULT_RESTART_FRAMES = 16_384;
+
 // CommonJS, evaluated in the worker: runs from src (tests) and dist alike, with no file to locate.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -17,7 +20,11 @@ let db;
 const checkpoint = () => {
   try {
     db = db || open();
-    return db.pragma('wal_checkpoint(PASSIVE)')[0];
+    const passive = db.pragma('wal_checkpoint(PASSIVE)')[0];
+    // Under steady writes a PASSIVE checkpoint never catches up with the head, so the log is never
+    // restarted and grows without end; past restartFrames, RESTART makes the next writer begin it
+    // again from the top (it holds new writers back for the last frames and the sync).
+    return passive.log >= workerData.restartFrames ? db.pragma('wal_checkpoint(RESTART)')[0] : passive;
   } catch (err) {
     return { error: message(err) };
   }
@@ -51,7 +58,9 @@ parentPort.on('message', (m) => {
  * log and then the database file there: tens of milliseconds on a busy disk, every second or two at
  * 500 orders/s, and each one stalled every request in flight. The store's own connections therefore
  * run with `wal_autocheckpoint = 0`, and this thread checkpoints (PASSIVE: it never blocks writers
- * or readers) every `intervalMs` on its own connection to the same file.
+ * or readers) every `intervalMs` on its own connection to the same file, and restarts the log once
+ * it passes `restartFrames`. A log that stays the same size is also cheaper to sync: a sync of a
+ * file that grew has to commit its new size too.
  */
 export class WalCheckpointer {
   private readonly worker: Worker;
@@ -59,9 +68,11 @@ export class WalCheckpointer {
   private nextId = 0;
   private readonly exited: Promise<void>;
 
-  constructor(file: string, options: { intervalMs?: number; onError: (err: Error) => void }) {
+  /** `restartFrames`: log size (in frames of one page) past which a checkpoint also restarts the log. */
+  constructor(file: string, options: { intervalMs?: number; restartFrames?: number; onError: (err: Error) => void }) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs: options.intervalMs ?? 200 } });
+    const workerData = { file, driver, intervalMs: options.intervalMs ?? 200, restartFrames: options.restartFrames ?? DEFAULT_RESTART_FRAMES };
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
     this.worker.unref(); // never what keeps a process alive
     this.worker.on('message', (m: { type: string; id?: number; result?: CheckpointResult & { error?: string }; error?: string }) => {
       if (m.type === 'error') options.onError(new Error(`WAL checkpoint failed: ${m.error}`));
