@@ -1,4 +1,4 @@
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from '../ports/event-store.js';
+import { WrongExpectedRevisionError, type AppendOptions, type EventMetadata, type EventStore } from '../ports/event-store.js';
 import { deliveryStream, type DeliveryEvent, type DeliveryScheduledData } from './delivery-events.js';
 import { foldDelivery, type DeliveryState } from './delivery-state.js';
 import type { WebhookEnvelope } from './envelope.js';
@@ -20,13 +20,16 @@ export interface DeliveryCause {
 export class DeliveryLog {
   constructor(private readonly events: EventStore) {}
 
-  /** False when the delivery was already scheduled (a re-delivered source event): nothing is written twice. */
-  async schedule(data: DeliveryScheduledData, cause: DeliveryCause): Promise<boolean> {
+  /**
+   * False when the delivery was already scheduled (a re-delivered source event): nothing is written
+   * twice. `durability` as in the event-store port.
+   */
+  async schedule(data: DeliveryScheduledData, cause: DeliveryCause, durability: AppendOptions['durability'] = 'durable'): Promise<boolean> {
     try {
       await this.events.append(
         deliveryStream(data.delivery_id),
         [{ type: 'WebhookDeliveryScheduled', data: { ...data }, metadata: metadata(data, cause, data.at) }],
-        { expectedRevision: 'no_stream' },
+        { expectedRevision: 'no_stream', durability },
       );
       return true;
     } catch (err) {

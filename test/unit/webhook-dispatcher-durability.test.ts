@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import type { AppendOptions, EventStore } from '../../src/ports/event-store.js';
+import { DeliveryLog } from '../../src/webhooks/delivery-log.js';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import type { WebhookEndpoints } from '../../src/webhooks/endpoints.js';
+import { placedData } from './order-fixtures.js';
+
+let dir: string;
+let store: SqliteEventStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'dispatcher-'));
+  store = new SqliteEventStore({ file: join(dir, 'events.db') });
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The store, noting the durability asked for by each append to a delivery stream. */
+function recording(events: EventStore): { events: EventStore; asked: Array<AppendOptions['durability']> } {
+  const asked: Array<AppendOptions['durability']> = [];
+  const proxy = new Proxy(events, {
+    get(target, prop, receiver) {
+      if (prop !== 'append') return Reflect.get(target, prop, receiver) as unknown;
+      return (stream: string, list: Parameters<EventStore['append']>[1], options: AppendOptions) => {
+        if (stream.startsWith('webhook-delivery-')) asked.push(options.durability ?? 'durable');
+        return target.append(stream, list, options);
+      };
+    },
+  });
+  return { events: proxy, asked };
+}
+
+describe('webhook dispatcher: what it waits for', () => {
+  it("when an order event is dispatched, then its delivery is recorded with durability 'ordered'; a webhook test from the API waits for the disk", async () => {
+    const { events, asked } = recording(store);
+    const placed = placedData();
+    await store.append(`order-${placed.order_id}`, [{ type: 'OrderPlaced', data: { ...placed }, metadata: { partner_id: placed.partner_id, environment: placed.environment } }], { expectedRevision: 'no_stream' });
+    const [event] = await store.readStream(`order-${placed.order_id}`);
+    const endpoint = { url: 'https://partner.example/hooks', events: null };
+    const tracked: string[] = [];
+    const dispatcher = new WebhookDispatcher({
+      events,
+      endpoints: { get: async () => endpoint } as unknown as WebhookEndpoints,
+      log: new DeliveryLog(events),
+      scheduler: { track: (state) => tracked.push(state.id) },
+      clock: { now: () => new Date('2026-10-12T10:00:00Z') },
+    });
+    expect(await dispatcher.handle(event!)).toBe('ack');
+    expect(asked).toEqual(['ordered']);
+    expect(tracked).toHaveLength(1);
+    await dispatcher.schedule(
+      { partnerId: placed.partner_id, environment: placed.environment, url: endpoint.url, envelope: { id: 'evt_test', type: 'webhook.test' } as never, orderId: null, orderRevision: null, typeIndex: 0 },
+      { causationId: null, correlationId: null, requestId: 'req_1' },
+    );
+    expect(asked).toEqual(['ordered', 'durable']);
+  });
+});
