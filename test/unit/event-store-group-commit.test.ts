@@ -155,6 +155,31 @@ describe('GroupCommit', () => {
       db.close();
     });
 
+    it("when an 'ordered' write is requested while an fsync runs, then it is committed and answered without waiting for that fsync", async () => {
+      const db = new Database(join(dir, 'g.db'));
+      db.exec('CREATE TABLE t (v TEXT)');
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      const durability = manualSync(db);
+      const group = new GroupCommit(db, () => undefined, durability);
+      const first = group.write(() => insert.run('a'));
+      await tick();
+      expect(durability.calls).toBe(1);
+      let claimAnswered = false;
+      const claim = group.write(() => insert.run('claim'), true).then(() => (claimAnswered = true));
+      await tick();
+      await claim;
+      expect(claimAnswered).toBe(true); // the first fsync has not returned
+      expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 2 });
+      durability.release();
+      await first;
+      await tick();
+      expect(durability.calls).toBe(2); // the claim's own fsync follows
+      durability.release();
+      await tick();
+      expect(group.visibleHead()).toBeNull();
+      db.close();
+    });
+
     it('when the fsync fails, then the writes it covered are rejected (their durability is unknown)', async () => {
       const db = new Database(join(dir, 'g.db'));
       db.exec('CREATE TABLE t (v TEXT)');

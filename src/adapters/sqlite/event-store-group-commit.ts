@@ -46,6 +46,7 @@ export class GroupCommit {
   private queue: Write[] = [];
   private unsynced: Committed[] = [];
   private syncing: Promise<void> | undefined;
+  private flushScheduled = false;
   /** While writes await their fsync: the newest position that is durable. */
   private durableHead: bigint | null = null;
   private readonly commitBatch: Database.Transaction<(batch: Write[]) => Outcome[]>;
@@ -77,8 +78,12 @@ export class GroupCommit {
   write<T>(run: () => T, ordered = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject, ordered });
-      // While an fsync runs, its end commits the queue (syncNext).
-      if (this.queue.length === 1 && !this.syncing) setImmediate(() => this.flush());
+      // While an fsync runs, its end commits the queue (syncNext), unless an 'ordered' write is
+      // waiting: it is answered at its commit, so holding it would make it wait for a sync after all.
+      if (!this.flushScheduled && (!this.syncing || ordered)) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
     });
   }
 
@@ -89,6 +94,7 @@ export class GroupCommit {
 
   /** Commits what is queued now; close() calls it so no queued write is dropped. */
   flush(): void {
+    this.flushScheduled = false;
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0 || !this.db.open) {
