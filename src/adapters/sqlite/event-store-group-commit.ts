@@ -34,8 +34,9 @@ export interface Durability {
  * With `durability` (synchronous=FULL), the commit itself does not wait for the disk: the fsync
  * of the log runs on another thread, and every caller's promise settles only after the fsync that
  * covers its commit. An acknowledged write is as durable as with a FULL commit, and the event loop
- * never blocks on the disk. Writes requested while an fsync runs are held and committed together
- * when it returns, just before the next fsync: a write could not be acknowledged sooner anyway,
+ * never blocks on the disk. Writes requested while an fsync runs are held (unless one of them is
+ * 'ordered') and committed together when it returns, just before the next fsync: a write could not
+ * be acknowledged sooner anyway,
  * and one commit per fsync writes each shared page (the log's last leaf, its indexes) to the
  * write-ahead log once instead of once per turn; at 500 orders/s that was most of the bytes each
  * fsync had to flush. Until then the rows are hidden from this process's log readers
