@@ -86,7 +86,7 @@ export class WalCheckpointer {
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
   }
 
-  /** A checkpoint now, on the worker (tests and operators; the timer does the regular ones). */
+  /** A checkpoint now, on the worker (tests; the timer does the regular ones). */
   checkpointNow(): Promise<CheckpointResult> {
     const id = this.nextId++;
     return new Promise((resolve) => {

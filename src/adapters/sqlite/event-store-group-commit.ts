@@ -148,8 +148,11 @@ export class GroupCommit {
 
   private settle(committed: Committed[]): void {
     this.afterCommit();
+    // With durability, 'ordered' writes were answered at their commit (flush).
     for (const { batch, outcomes } of committed) {
-      batch.forEach((w, i) => (this.durability && w.ordered ? undefined : answer(w, outcomes[i]!)));
+      batch.forEach((w, i) => {
+        if (!(this.durability && w.ordered)) answer(w, outcomes[i]!);
+      });
     }
   }
 }

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type Database from 'better-sqlite3';
 import type { Durability } from './event-store-group-commit.js';
 
 // fdatasync, as SQLite itself uses for the log: the frames and the file size, without waiting for
@@ -16,11 +15,11 @@ const fdatasync = promisify(fs.fdatasync);
  * FULL (fsync covers the file, whichever descriptor wrote it). SQLite at NORMAL still syncs the log
  * before each checkpoint, so the database itself is never at risk; only acknowledgement waits.
  *
- * Not for in-memory or temporary databases (nothing to sync): returns undefined, and the caller
- * keeps SQLite's own FULL.
+ * `file` is undefined for in-memory or temporary databases (nothing to sync): then it returns
+ * undefined, and the caller keeps SQLite's own FULL.
  */
-export function walFsync(db: Database.Database, file: string, head: () => bigint): Durability | undefined {
-  if (file === '' || file === ':memory:' || db.memory) return undefined;
+export function walFsync(file: string | undefined, head: () => bigint): Durability | undefined {
+  if (file === undefined) return undefined;
   // The -wal file exists once a WAL connection has read the database (the schema above did).
   const wal = `${file}-wal`;
   if (!fs.existsSync(wal)) return undefined;

@@ -103,7 +103,7 @@ export class SqliteEventStore implements EventStore {
     this.db.exec(SCHEMA);
     const full = (options.synchronous ?? 'FULL') === 'FULL';
     // FULL: the log's fsync runs on another thread (walFsync), so the connection itself needs none.
-    const durability = (this.durability = full ? walFsync(this.db, options.file, () => this.reader.newest()) : undefined);
+    const durability = (this.durability = full ? walFsync(this.localFile, () => this.reader.newest()) : undefined);
     this.db.pragma(`synchronous = ${full && !durability ? 'FULL' : 'NORMAL'}`);
     this.reader = new PageReader(this.db, () => this.writes.visibleHead());
     const db = this.db;
@@ -166,9 +166,10 @@ export class SqliteEventStore implements EventStore {
 
   /** Checkpoints move to a worker thread (see WalCheckpointer); if it fails, SQLite's own come back. */
   private startCheckpointer(): WalCheckpointer | undefined {
-    if (this.file === ':memory:' || this.file === '') return undefined;
+    const file = this.localFile;
+    if (file === undefined) return undefined;
     this.db.pragma('wal_autocheckpoint = 0');
-    return new WalCheckpointer(this.file, {
+    return new WalCheckpointer(file, {
       onError: (err) => {
         console.error('event store:', err);
         this.checkpointerFailed = true;
@@ -177,7 +178,7 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  /** A checkpoint of the log into the database file, on the checkpointer's thread (tests, operators). */
+  /** A checkpoint of the log into the database file now, on the checkpointer's thread (tests). */
   async checkpoint(): Promise<CheckpointResult | null> {
     return this.checkpointer ? this.checkpointer.checkpointNow() : null;
   }
@@ -280,9 +281,10 @@ export class SqliteEventStore implements EventStore {
    */
   private bookkeeping(): Database.Database {
     // An in-memory database cannot be opened twice; it has no fsync to save either.
-    if (this.file === ':memory:' || this.file === '') return this.db;
+    const file = this.localFile;
+    if (file === undefined) return this.db;
     if (!this.bookkeepingDb) {
-      this.bookkeepingDb = new Database(this.file, { timeout: 5000 });
+      this.bookkeepingDb = new Database(file, { timeout: 5000 });
       this.bookkeepingDb.pragma('synchronous = NORMAL');
       if (this.checkpointer && !this.checkpointerFailed) this.bookkeepingDb.pragma('wal_autocheckpoint = 0');
     }
