@@ -74,6 +74,7 @@ export async function load(baseUrl, request, { seconds, amount, warmupSeconds = 
     timeouts: result.timeouts,
     seconds: elapsed,
     latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    bytesPerAnswer: result.requests.total > 0 ? result.throughput.total / result.requests.total : 0,
     serverCpu: cpu,
     warmup: warm ? { completed: warm.statusCodeStats?.[String(expect)]?.count ?? 0, seconds: warm.duration } : { completed: 0, seconds: 0 },
   };

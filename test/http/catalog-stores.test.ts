@@ -268,3 +268,31 @@ describe('GET /v1/stores/{store_id}/delivery-quote', () => {
     expect(res.body.error.code).toBe('store_not_found');
   });
 });
+
+describe('GET /v1/stores/{store_id}/menu: compression', () => {
+  const menu = (acceptEncoding: string) => get('/v1/stores/kw-shawarma-reem/menu').set('Accept-Encoding', acceptEncoding);
+
+  it('when the client accepts gzip, then the same JSON comes gzipped and smaller, and the answer varies on Accept-Encoding', async () => {
+    const plain = await menu('identity');
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
+    expect(Number(plain.headers['content-length'])).toBe(Buffer.byteLength(plain.text));
+    for (const accepted of ['gzip', 'gzip, deflate, br', 'br;q=1, gzip;q=0.5']) {
+      const gzipped = await menu(accepted);
+      expect(gzipped.status).toBe(200);
+      expect(gzipped.headers['content-encoding']).toBe('gzip');
+      expect(gzipped.headers.vary).toMatch(/accept-encoding/i);
+      expect(gzipped.headers['content-type']).toBe(plain.headers['content-type']);
+      expect(Number(gzipped.headers['content-length'])).toBeLessThan(Buffer.byteLength(plain.text) / 2);
+      expect(gzipped.text).toBe(plain.text); // decoded by the client: the same bytes
+    }
+  });
+
+  it.each(['identity', 'br', 'gzip;q=0, identity', 'deflate'])('when Accept-Encoding is %s, then the menu is sent as is', async (accepted) => {
+    const res = await menu(accepted);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.body.data.store.id).toBe('kw-shawarma-reem');
+  });
+});

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MenuBodyCache } from '../../src/http/presenters/menu-body-cache.js';
 import { toMenu } from '../../src/http/presenters/catalog.js';
@@ -65,5 +66,20 @@ describe('MenuBodyCache', () => {
     const body = cache.body({}, store('a', 5), OPEN);
     expect(body.length).toBeGreaterThan(100);
     expect(cache.size()).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it('when the gzipped menu is asked for, then it is the same bytes compressed, made once per entry and counted in the bound', () => {
+    const cache = new MenuBodyCache();
+    const index = {};
+    const s = store('a', 20);
+    const body = cache.body(index, s, OPEN);
+    const gzipped = cache.gzipped(index, s, OPEN);
+    expect(gunzipSync(gzipped).equals(body)).toBe(true);
+    expect(gzipped.length).toBeLessThan(body.length);
+    expect(cache.gzipped(index, s, { ...OPEN })).toBe(gzipped);
+    expect(cache.size()).toEqual({ entries: 1, bytes: body.length + gzipped.length });
+    const closed = cache.gzipped(index, s, CLOSED);
+    expect(JSON.parse(gunzipSync(closed).toString('utf8')).data.store.status).toBe('closed');
+    expect(cache.body(index, s, CLOSED).equals(gunzipSync(closed))).toBe(true);
   });
 });

@@ -58,13 +58,27 @@ export function storeRoutes({ catalog, clock }: CatalogDeps) {
       tags: TAGS,
       scope: 'catalog:read',
       request: { params: StoreParams, query: NoQuery },
-      responses: { 200: { description: 'The menu.', data: MenuSchema } },
+      responses: {
+        200: {
+          description: 'The menu; gzipped when the request accepts gzip.',
+          data: MenuSchema,
+          headers: {
+            'Content-Encoding': { description: '`gzip` when the request accepted it; absent otherwise.', schema: z.literal('gzip') },
+            Vary: { description: '`Accept-Encoding`: the answer depends on it.', schema: z.literal('Accept-Encoding'), required: true },
+          },
+        },
+      },
       errors: [404],
-      handler: ({ params }) => {
+      handler: ({ params, req }) => {
         const index = catalog.current();
         const store = index.requireStore(params.store_id);
-        // The envelope serialised once per catalog and status (see MenuBodyCache); same bytes and headers as res.json.
-        return { raw: { contentType: 'application/json', body: menus.body(index, store, index.status(store, clock.now())) } };
+        const status = index.status(store, clock.now());
+        // The envelope serialised (and gzipped) once per catalog and status (see MenuBodyCache); same
+        // bytes and headers as res.json. Gzip only when asked for: the menu is the one large answer.
+        const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
+        const headers: Record<string, string> = gzip ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } : { Vary: 'Accept-Encoding' };
+        const body = gzip ? menus.gzipped(index, store, status) : menus.body(index, store, status);
+        return { headers, raw: { contentType: 'application/json', body } };
       },
     }),
     defineRoute({
