@@ -34,9 +34,10 @@ beforeEach(async () => {
 afterAll(() => t.close());
 
 describe('GET /v1/stores/{store_id}/menu: the answer is the same as without a cache', () => {
-  it('when a menu is read twice, then both answers are the JSON envelope, byte for byte, with the headers of any JSON route', async () => {
-    const first = await get('/v1/stores/kw-shawarma-reem/menu');
-    const second = await get('/v1/stores/kw-shawarma-reem/menu');
+  it('when a menu is read twice, then both answers are the JSON envelope, byte for byte, with the headers of any JSON route and Vary', async () => {
+    // Uncompressed, to compare bytes and lengths (catalog-stores.test.ts covers gzip).
+    const first = await get('/v1/stores/kw-shawarma-reem/menu').set('Accept-Encoding', 'identity');
+    const second = await get('/v1/stores/kw-shawarma-reem/menu').set('Accept-Encoding', 'identity');
     const store = await get('/v1/stores/kw-shawarma-reem');
     expect(second.text).toBe(first.text);
     expect(first.text).toBe(JSON.stringify(first.body));
@@ -45,7 +46,8 @@ describe('GET /v1/stores/{store_id}/menu: the answer is the same as without a ca
     expect(first.headers['x-request-id']).not.toBe(second.headers['x-request-id']);
     expect(first.headers['etag']).toBeUndefined();
     const names = (h: Record<string, string>) => Object.keys(h).sort();
-    expect(names(first.headers)).toEqual(names(store.headers));
+    expect(first.headers.vary).toBe('Accept-Encoding');
+    expect(names(first.headers)).toEqual([...names(store.headers), 'vary'].sort());
   });
 });
 
