@@ -138,23 +138,15 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         outcome = 'retry';
       }
       if (outcome === 'ack' || outcome === 'park' || retryCount >= this.maxRetries) {
-        this.settle(event.position, outcome === 'ack' ? null : retryCount, retryCount > 0, advance);
+        this.settle(event.position, outcome === 'ack' ? null : retryCount, advance);
         return true;
       }
       this.sql.setRetries.run(this.group, event.position, retryCount + 1);
     }
   }
 
-  /**
-   * Records the outcome (and, one at a time, the group's position) in one transaction. An event
-   * acked at its first delivery has nothing to record but the position: no retry row exists for it
-   * (one is written only before a retry), so the usual case costs no write at all in a window.
-   */
-  private settle(position: bigint, parkedWithRetries: number | null, retried: boolean, advance: boolean): void {
-    if (parkedWithRetries === null && !retried) {
-      if (advance) this.sql.advance.run(position, this.group, position);
-      return;
-    }
+  /** Records the outcome (and, one at a time, the group's position) in one transaction. */
+  private settle(position: bigint, parkedWithRetries: number | null, advance: boolean): void {
     this.deps.db.transaction(() => {
       if (parkedWithRetries !== null) {
         this.sql.park.run(this.group, position, parkedWithRetries, this.deps.clock.now().getTime());
