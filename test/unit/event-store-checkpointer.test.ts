@@ -11,13 +11,19 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A WAL database with a table `t`, whose log only the test's checkpoints copy. */
+function walDatabase() {
+  const file = join(dir, 'w.db');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('wal_autocheckpoint = 0');
+  db.exec('CREATE TABLE t (v TEXT)');
+  return { file, db };
+}
+
 describe('WalCheckpointer', () => {
   it('when a WAL database has frames in its log, then a checkpoint on the worker copies all of them', async () => {
-    const file = join(dir, 'w.db');
-    const db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('wal_autocheckpoint = 0');
-    db.exec('CREATE TABLE t (v TEXT)');
+    const { file, db } = walDatabase();
     for (let i = 0; i < 50; i++) db.prepare('INSERT INTO t (v) VALUES (?)').run(`row ${i}`);
     const checkpointer = new WalCheckpointer(file, { intervalMs: 60_000, onError: (err) => { throw err; } });
     const result = await checkpointer.checkpointNow();
@@ -28,11 +34,7 @@ describe('WalCheckpointer', () => {
   });
 
   it('when the log passes restartFrames, then the checkpoint also restarts it (every row kept), and the next write begins it again from the top', async () => {
-    const file = join(dir, 'w.db');
-    const db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('wal_autocheckpoint = 0');
-    db.exec('CREATE TABLE t (v TEXT)');
+    const { file, db } = walDatabase();
     const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
     for (let i = 0; i < 40; i++) insert.run(`row ${i}`);
     const checkpointer = new WalCheckpointer(file, { intervalMs: 60_000, restartFrames: 20, onError: (err) => { throw err; } });

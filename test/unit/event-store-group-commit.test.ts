@@ -74,15 +74,19 @@ describe('GroupCommit', () => {
       return d;
     }
     const tick = () => new Promise((r) => setImmediate(r));
-
-    it('when a write has committed but its fsync has not returned, then it is not acknowledged and readers see only the older head', async () => {
+    /** A table `t`, its insert, a manual sync and a group commit over them. */
+    function durableGroup(onCommit: () => void = () => undefined) {
       const db = new Database(join(dir, 'g.db'));
       db.exec('CREATE TABLE t (v TEXT)');
-      db.prepare('INSERT INTO t (v) VALUES (?)').run('old');
       const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
       const durability = manualSync(db);
+      return { db, insert, durability, group: new GroupCommit(db, onCommit, durability) };
+    }
+
+    it('when a write has committed but its fsync has not returned, then it is not acknowledged and readers see only the older head', async () => {
       let woken = 0;
-      const group = new GroupCommit(db, () => woken++, durability);
+      const { db, insert, durability, group } = durableGroup(() => woken++);
+      insert.run('old');
       let acked = false;
       const write = group.write(() => insert.run('new')).then(() => (acked = true));
       await tick();
@@ -99,11 +103,7 @@ describe('GroupCommit', () => {
     });
 
     it('when writes are requested while an fsync runs, then they commit together when it returns, share the next fsync and are acknowledged after it', async () => {
-      const db = new Database(join(dir, 'g.db'));
-      db.exec('CREATE TABLE t (v TEXT)');
-      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-      const durability = manualSync(db);
-      const group = new GroupCommit(db, () => undefined, durability);
+      const { db, insert, durability, group } = durableGroup();
       const order: string[] = [];
       const first = group.write(() => insert.run('a')).then(() => order.push('a'));
       await tick();
@@ -130,11 +130,7 @@ describe('GroupCommit', () => {
     });
 
     it("when a write asks for 'ordered', then it is answered at its commit, yet readers see it only after the fsync that covers it", async () => {
-      const db = new Database(join(dir, 'g.db'));
-      db.exec('CREATE TABLE t (v TEXT)');
-      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-      const durability = manualSync(db);
-      const group = new GroupCommit(db, () => undefined, durability);
+      const { db, insert, durability, group } = durableGroup();
       let claimAnswered = false;
       const claim = group.write(() => insert.run('claim'), true).then(() => (claimAnswered = true));
       await tick();
@@ -156,11 +152,7 @@ describe('GroupCommit', () => {
     });
 
     it("when an 'ordered' write is requested while an fsync runs, then it is committed and answered without waiting for that fsync", async () => {
-      const db = new Database(join(dir, 'g.db'));
-      db.exec('CREATE TABLE t (v TEXT)');
-      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-      const durability = manualSync(db);
-      const group = new GroupCommit(db, () => undefined, durability);
+      const { db, insert, durability, group } = durableGroup();
       const first = group.write(() => insert.run('a'));
       await tick();
       expect(durability.calls).toBe(1);
@@ -181,11 +173,7 @@ describe('GroupCommit', () => {
     });
 
     it('when the fsync fails, then the writes it covered are rejected (their durability is unknown)', async () => {
-      const db = new Database(join(dir, 'g.db'));
-      db.exec('CREATE TABLE t (v TEXT)');
-      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-      const durability = manualSync(db);
-      const group = new GroupCommit(db, () => undefined, durability);
+      const { db, insert, durability, group } = durableGroup();
       const write = group.write(() => insert.run('a'));
       await tick();
       durability.release(new Error('EIO'));
