@@ -1,6 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { MongoClient, type Db } from 'mongodb';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
+import { tableName } from '../../src/adapters/sqlite/read-model-sql.js';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
@@ -51,5 +56,39 @@ describe('embedded read models: importRows (documents another thread projected)'
     expect(await store.put('rows', { id: 'a', seq: 3, versions: {}, doc: {} }, 1)).toBe(false);
     expect(await store.put('rows', { id: 'a', seq: 3, versions: {}, doc: {} }, 2)).toBe(true);
     await store.close();
+  });
+});
+
+describe('embedded read models: pending writes', () => {
+  it('a document written twice within the flush window is stored once, at its newer version; reads never wait for the window', async () => {
+    vi.useFakeTimers();
+    const dir = mkdtempSync(join(tmpdir(), 'read-models-'));
+    const file = join(dir, 'read-models.db');
+    const store = new SqliteReadModelStore(file);
+    const rowsOnDisk = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare(`SELECT id, seq FROM ${tableName('rows')} ORDER BY id`).all() as Array<{ id: string; seq: number }>;
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      await store.put('rows', { id: 'a', seq: 1, versions: { 's-a': 0 }, doc: { n: 1 } }, null);
+      await vi.advanceTimersByTimeAsync(10);
+      await store.put('rows', { id: 'a', seq: 2, versions: { 's-a': 1 }, doc: { n: 2 } }, 1);
+      expect(rowsOnDisk()).toEqual([]);
+      expect(await store.get('rows', 'a')).toMatchObject({ seq: 2, doc: { n: 2 } });
+      await vi.advanceTimersByTimeAsync(60);
+      expect(rowsOnDisk()).toEqual([{ id: 'a', seq: 2 }]);
+      // A query commits what is pending first.
+      await store.put('rows', { id: 'b', seq: 1, versions: { 's-b': 0 }, doc: { n: 3 } }, null);
+      expect((await store.all('rows')).map((d) => d.id)).toEqual(['a', 'b']);
+      expect(rowsOnDisk()).toEqual([{ id: 'a', seq: 2 }, { id: 'b', seq: 1 }]);
+    } finally {
+      vi.useRealTimers();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -15,7 +15,13 @@ interface Table {
 
 /** Parsed documents kept in the process: the recently touched ones, so a projection's next event rarely parses. */
 const CACHE_MAX = 5_000;
-/** Pending writes are committed together, once per event-loop turn or when this many are waiting. */
+/**
+ * Pending writes are committed together, this long after the first of them or when this many are
+ * waiting. Not every turn: an order's next event usually comes within milliseconds (auto-accept), and
+ * a document written twice in the window is serialised and stored once. Reads never wait for it:
+ * every query commits the pending writes first.
+ */
+const FLUSH_AFTER_MS = 50;
 const FLUSH_AT = 1_000;
 
 /**
@@ -131,6 +137,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.flush();
     this.closed = true;
     this.db.close();
   }
@@ -159,7 +166,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private queueFlush(): void {
     if (this.flushQueued) return;
     this.flushQueued = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.flushQueued = false;
       // A failure keeps the writes pending; the next read or write flushes again and reports it to its caller.
       try {
@@ -167,7 +174,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       } catch {
         /* reported by the next flush */
       }
-    });
+    }, FLUSH_AFTER_MS).unref();
   }
 
   /** Commits every pending write in one transaction. */
