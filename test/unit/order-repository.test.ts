@@ -154,4 +154,35 @@ describe('OrderRepository: folded orders kept between loads', () => {
     expect((await repo.load(id)).revision).toBe(3);
     expect((await here.readStream(orderStream(id))).map((e) => e.type)).toEqual(LIFE.slice(0, 4).map((e) => e.type));
   });
+
+  it('after a command appends, the next load reads only what came after it, and equals a fresh fold', async () => {
+    const id = newOrderId();
+    const { store, reads } = countingStore(here);
+    const repo = new OrderRepository(store);
+    await appendAs(here, id, LIFE.slice(0, 2), 'no_stream');
+    await repo.load(id);
+    await repo.handle(id, { actor: 'restaurant' }, () => LIFE[2]!.data.at, () => [LIFE[2]!]);
+    expect(reads).toEqual({ full: 1, tail: 1 });
+    const loaded = await repo.load(id);
+    expect(reads).toEqual({ full: 1, tail: 2 });
+    expect(loaded.revision).toBe(2);
+    expect(observable(loaded)).toEqual(observable(await new OrderRepository(here, { cachedOrders: 0 }).load(id)));
+  });
+
+  it('a new stream is not read before its first append; if it exists after all, the command is decided again on it', async () => {
+    const fresh = newOrderId();
+    const { store, reads } = countingStore(here);
+    const repo = new OrderRepository(store);
+    const placed = await repo.handle(fresh, { actor: 'partner' }, () => LIFE[0]!.data.at, (state) => (state.order ? [] : [LIFE[0]!]), { newStream: true });
+    expect(placed.events).toHaveLength(1);
+    expect(reads).toEqual({ full: 0, tail: 0 });
+
+    // Another writer placed it first: the no_stream append fails, and the next attempt reads it.
+    const taken = newOrderId();
+    await appendAs(other, taken, LIFE.slice(0, 1), 'no_stream');
+    const again = await repo.handle(taken, { actor: 'partner' }, () => LIFE[0]!.data.at, (state) => (state.order ? [] : [LIFE[0]!]), { newStream: true });
+    expect(again.events).toHaveLength(0);
+    expect(again.state.order?.status).toBe('placed');
+    expect((await here.readStream(orderStream(taken))).map((e) => e.type)).toEqual(['OrderPlaced']);
+  });
 });

@@ -21,6 +21,8 @@ export interface HandledCommand {
 
 const MAX_ATTEMPTS = 10;
 
+const NO_ORDER: LoadedOrder = Object.freeze({ state: initialState(), revision: 'no_stream' });
+
 /** Folded orders kept per repository (per process) by default: a few KB each. */
 export const DEFAULT_CACHED_ORDERS = 2000;
 
@@ -66,9 +68,12 @@ export class OrderRepository {
     ctx: CommandContext,
     at: () => string,
     decide: (state: OrderState, at: string) => OrderEvent[],
+    options: { newStream?: boolean } = {},
   ): Promise<HandledCommand> {
     for (let attempt = 1; ; attempt++) {
-      const { state, revision } = await this.load(orderId);
+      // `newStream`: the caller has just made the id up, so there is nothing to read yet; if it is
+      // wrong after all, the append's `no_stream` expectation fails and the next attempt reads.
+      const { state, revision } = attempt === 1 && options.newStream ? NO_ORDER : await this.load(orderId);
       const now = at();
       const events = decide(state, now);
       if (events.length === 0) return { state, events, position: 0n };
@@ -78,7 +83,11 @@ export class OrderRepository {
         throw err;
       });
       if (!result) continue;
-      return { state: fold(state, events), events, position: result.position };
+      // Kept as if loaded: the next command on this order (auto-accept, a minute later a payment)
+      // then reads only what was appended after it instead of the whole stream again.
+      const next = frozen(fold(state, events));
+      this.folded.set(orderId, { state: next, revision: result.nextExpectedRevision });
+      return { state: next, events, position: result.position };
     }
   }
 

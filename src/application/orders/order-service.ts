@@ -68,6 +68,8 @@ export class OrderService {
     }
     const at = this.now();
     const order = this.buildOrder(ctx, claim?.order_id ?? newOrderId(ctx.environment), input, new Date(at));
+    // An id this request made up and claimed has no stream yet; one found in a claim may have.
+    let newStream = false;
     if (!claim) {
       const hash = requestHash(input);
       const result = await this.keys.claim(stream, { request_hash: hash, order_id: order.order_id }, {
@@ -78,11 +80,16 @@ export class OrderService {
       });
       claim = result.claim;
       assertSameRequest(claim, hash);
+      newStream = result.won;
       order.order_id = claim.order_id;
     }
     // Whoever appends OrderPlaced answers 201; a request that finds the order already there, 200.
-    const handled = await this.orders.handle(order.order_id, ctx, this.now, (state, now) =>
-      state.order ? [] : decide(state, { type: 'place', order }, now),
+    const handled = await this.orders.handle(
+      order.order_id,
+      ctx,
+      this.now,
+      (state, now) => (state.order ? [] : decide(state, { type: 'place', order }, now)),
+      { newStream },
     );
     const created = handled.events.length > 0;
     return { order: handled.state.order!, ...(created ? { position: handled.position } : {}), created };
