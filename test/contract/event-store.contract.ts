@@ -471,6 +471,37 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
         expect(second).toContain('E8');
       });
 
+      it('keeps retry counts across a close and reopen', async () => {
+        if (!fixture.exactCheckpoints) return; // a persistent subscription's counts live on the server
+        const options = { group: `${ns}-retries`, filter: { streamPrefixes: [`${ns}-`] }, maxRetries: 10 };
+        await store.append(s('order-1'), [ev('Flaky'), ev('After')], { expectedRevision: 'no_stream' });
+        const first: string[] = [];
+        const stopping = deferred();
+        const group = store.consumerGroup(options);
+        await group.start(async (e, { retryCount }) => {
+          first.push(`${e.type}#${retryCount}`);
+          // Stopped from inside its second try: that retry is recorded, and no third try begins.
+          if (retryCount === 1) void group.stop().then(stopping.resolve);
+          return 'retry';
+        });
+        await stopping.promise;
+        await store.close();
+
+        const reopened = await fixture.open();
+        const second: string[] = [];
+        const gotAfter = deferred();
+        const again = reopened.consumerGroup(options);
+        await again.start(async (e, { retryCount }) => {
+          second.push(`${e.type}#${retryCount}`);
+          if (e.type === 'After') gotAfter.resolve();
+          return 'ack';
+        });
+        await gotAfter.promise;
+        await again.stop();
+        expect(first).toEqual(['Flaky#0', 'Flaky#1']);
+        expect(second).toEqual(['Flaky#2', 'After#0']);
+      });
+
       it('resumes from its durable position after close and reopen', async () => {
         const options = { group: `${ns}-webhooks`, filter: { streamPrefixes: [`${ns}-`] } };
         await store.append(s('order-1'), [ev('E1'), ev('E2')], { expectedRevision: 'no_stream' });
