@@ -143,8 +143,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     return true;
   }
 
-  /** Delivers one event until it is settled; false when stopped before that. */
-  /** `stored`: its retry count when the page was read (none: never retried). */
+  /** Delivers one event until it is settled; false when stopped before that. `stored`: its retry count when the page was read. */
   private async deliver(event: RecordedEvent, handler: ConsumerHandler, advance: boolean, stored: number | undefined): Promise<boolean> {
     const hadRetries = stored !== undefined;
     for (let retryCount = stored ?? 0; ; retryCount++) {
