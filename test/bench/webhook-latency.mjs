@@ -20,8 +20,8 @@ const EVENTS_PER_ORDER = 2;
 const WARM_AFTER_MS = 2_000;
 
 function receiver() {
-  const lags = new Map();
-  const created = new Map();
+  /** By event id: when the event was created and how long after that it arrived. */
+  const received = new Map();
   let duplicates = 0;
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -31,15 +31,13 @@ function receiver() {
       res.writeHead(204).end();
       const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       if (req.headers['service-event-id'] !== event.id) throw new Error('Service-Event-Id does not match the body');
-      if (lags.has(event.id)) duplicates++;
-      else {
-        lags.set(event.id, arrived - Date.parse(event.created));
-        created.set(event.id, Date.parse(event.created));
-      }
+      const created = Date.parse(event.created);
+      if (received.has(event.id)) duplicates++;
+      else received.set(event.id, { created, lag: arrived - created });
     });
   });
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}/hook`, lags, created, duplicates: () => duplicates, close: () => server.close() })),
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}/hook`, received, duplicates: () => duplicates, close: () => server.close() })),
   );
 }
 
@@ -63,20 +61,21 @@ export async function webhookLatency({ tmp, timing, log, nodeArgsFor }) {
     const r = await openLoop(svc.url, request, { rate: ORDERS_PER_S, seconds: timing.seconds, expect: 201, pid: svc.pid });
     const expected = r.completed * EVENTS_PER_ORDER;
     const deadline = Date.now() + 60_000;
-    while (hooks.lags.size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    log(`webhook: ${hooks.lags.size} of ${expected} events received`);
-    const lags = [...hooks.lags.values()].sort((a, b) => a - b);
+    while (hooks.received.size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    log(`webhook: ${hooks.received.size} of ${expected} events received`);
+    const events = [...hooks.received.values()];
+    const lags = events.map((e) => e.lag).sort((a, b) => a - b);
     const pct = (q, list = lags) => list[Math.min(list.length - 1, Math.floor(q * list.length))] ?? NaN;
     // Not judged: the same without the service's first seconds (this scenario starts its load on a
     // freshly started service, with no warm-up, unlike the throughput rows).
-    const start = Math.min(...hooks.created.values());
-    const warm = [...hooks.lags].filter(([id]) => hooks.created.get(id) >= start + WARM_AFTER_MS).map(([, lag]) => lag).sort((a, b) => a - b);
+    const start = Math.min(...events.map((e) => e.created));
+    const warm = events.filter((e) => e.created >= start + WARM_AFTER_MS).map((e) => e.lag).sort((a, b) => a - b);
     const rate = expected / r.seconds;
-    const complete = hooks.lags.size >= expected;
+    const complete = hooks.received.size >= expected;
     return row('webhook', 'event appended -> webhook received (loopback, 200 events/s): p99', {
       value: pct(0.99), unit: 'ms', target: '<= 100 ms',
       pass: r.bad === 0 && complete && rate >= 190 && pct(0.99) <= 100,
-      note: `${hooks.lags.size} of ${expected} events received at ${Math.round(rate)} events/s offered (${Math.round(r.completed / r.seconds)} orders/s, synchronous=FULL); ` +
+      note: `${hooks.received.size} of ${expected} events received at ${Math.round(rate)} events/s offered (${Math.round(r.completed / r.seconds)} orders/s, synchronous=FULL); ` +
         `p50 ${pct(0.5)} ms, max ${lags.at(-1)} ms; ${hooks.duplicates()} duplicates${r.bad ? `; ${r.bad} order answers were not 201` : ''}; ` +
         `not judged: p99 of the ${warm.length} events created after the first ${WARM_AFTER_MS / 1000} s ${pct(0.99, warm)} ms`,
     });
