@@ -23,6 +23,7 @@ import { Wakeup } from './event-store-wakeup.js';
 import { GroupCommit, type Durability } from './event-store-group-commit.js';
 import { walFsync } from './event-store-wal-fsync.js';
 import { WalCheckpointer, type CheckpointResult } from './event-store-checkpointer.js';
+import { LOCK_WAIT_MS, useWal } from './open.js';
 
 /**
  * Schema of the embedded event store. `position` is the global order (AUTOINCREMENT: never
@@ -98,8 +99,8 @@ export class SqliteEventStore implements EventStore {
     this.pollMs = options.pollIntervalMs ?? 25;
     this.file = options.file;
     // timeout: how long a writer waits for another process's write lock (SQLITE_BUSY otherwise).
-    this.db = new Database(options.file, { timeout: 5000 });
-    this.db.pragma('journal_mode = WAL');
+    this.db = new Database(options.file, { timeout: LOCK_WAIT_MS });
+    useWal(this.db);
     this.db.exec(SCHEMA);
     const full = (options.synchronous ?? 'FULL') === 'FULL';
     // FULL: the log's fsync runs on another thread (walFsync), so the connection itself needs none.
@@ -284,7 +285,7 @@ export class SqliteEventStore implements EventStore {
     const file = this.localFile;
     if (file === undefined) return this.db;
     if (!this.bookkeepingDb) {
-      this.bookkeepingDb = new Database(file, { timeout: 5000 });
+      this.bookkeepingDb = new Database(file, { timeout: LOCK_WAIT_MS });
       this.bookkeepingDb.pragma('synchronous = NORMAL');
       if (this.checkpointer && !this.checkpointerFailed) this.bookkeepingDb.pragma('wal_autocheckpoint = 0');
     }
