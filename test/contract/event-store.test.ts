@@ -94,6 +94,37 @@ describe('embedded SQLite event store across connections and processes', () => {
     await sub.stop();
   });
 
+  it('reads an append another connection made between two of its own, in order', async () => {
+    const store = open();
+    const other = open();
+    await store.append('order-a', [ev('A')], { expectedRevision: 'no_stream' });
+    await other.append('order-b', [ev('B')], { expectedRevision: 'no_stream' });
+    await store.append('order-c', [ev('C')], { expectedRevision: 'no_stream' });
+    expect((await store.readAll()).map((e) => e.type)).toEqual(['A', 'B', 'C']);
+    const [a] = await store.readAll({ maxCount: 1 });
+    expect((await store.readAll({ after: a!.position })).map((e) => e.type)).toEqual(['B', 'C']);
+    const seen: string[] = [];
+    const caughtUp = deferred();
+    const sub = store.subscribeToAll({ onEvent: (e) => void seen.push(e.type), onCaughtUp: () => caughtUp.resolve() });
+    await caughtUp.promise;
+    expect(seen).toEqual(['A', 'B', 'C']);
+    await sub.stop();
+  });
+
+  it('pages of the log leave out what a bounded stream trimmed, also in the append that trims', async () => {
+    const store = open();
+    const riders = { filter: { streamPrefixes: ['rider-'] } };
+    await store.append('rider-1', ['P0', 'P1', 'P2', 'P3', 'P4'].map((t) => ev(t)), { expectedRevision: 'no_stream' });
+    await store.append('order-1', [ev('O0')], { expectedRevision: 'no_stream' });
+    await store.setStreamMaxCount('rider-1', 2);
+    expect((await store.readAll(riders)).map((e) => e.type)).toEqual(['P3', 'P4']);
+    await store.append('rider-1', [ev('P5')], { expectedRevision: 4 });
+    expect((await store.readAll(riders)).map((e) => e.type)).toEqual(['P4', 'P5']);
+    await store.setStreamMaxCount('rider-2', 1);
+    await store.append('rider-2', [ev('Q0'), ev('Q1')], { expectedRevision: 'no_stream' });
+    expect((await store.readAll()).map((e) => e.type)).toEqual(['P4', 'O0', 'P5', 'Q1']);
+  });
+
   it('checkpoints the log into the database file on its own thread, and the store connection does not', async () => {
     const store = open();
     for (let i = 0; i < 20; i++) await store.append(`order-${i}`, [ev('OrderPlaced', { i })], { expectedRevision: 'no_stream' });

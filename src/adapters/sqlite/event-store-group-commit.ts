@@ -6,6 +6,8 @@ interface Write {
   reject: (error: unknown) => void;
   /** Answered at its commit; the next fsync still covers it ('ordered' in the event-store port). */
   ordered: boolean;
+  /** Called once its transaction has committed (before the fsync), if it succeeded. */
+  committed: (() => void) | undefined;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -76,9 +78,9 @@ export class GroupCommit {
    * `ordered`: answer once committed, before the fsync. Safe because the log is one file appended
    * in commit order: any later write's fsync covers this commit too.
    */
-  write<T>(run: () => T, ordered = false): Promise<T> {
+  write<T>(run: () => T, ordered = false, committed?: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject, ordered });
+      this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject, ordered, committed });
       // While an fsync runs, its end commits the queue (syncNext), unless an 'ordered' write is
       // waiting: it is answered at its commit, so holding it would make it wait for a sync after all.
       if (!this.flushScheduled && (!this.syncing || ordered)) {
@@ -111,6 +113,7 @@ export class GroupCommit {
       if (!this.syncing && this.unsynced.length === 0) this.durableHead = null;
       return;
     }
+    batch.forEach((w, i) => outcomes[i]!.ok && w.committed?.());
     if (!this.durability) return this.settle([{ batch, outcomes }]);
     batch.forEach((w, i) => w.ordered && answer(w, outcomes[i]!));
     this.unsynced.push({ batch, outcomes });

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { EventFilter, RecordedEvent } from '../../ports/event-store.js';
+import type { EventTuple, RecentEvents } from './event-store-recent.js';
 
 /** Columns of `events` in the order every query selects them. */
 export const EVENT_COLUMNS = 'position, stream_id, revision, id, type, data, metadata, recorded_at';
@@ -87,8 +88,7 @@ class StreamEvent implements RecordedEvent {
 export const toStreamEvent = (row: EventRow): RecordedEvent =>
   new StreamEvent(row.position, row.stream_id, row.revision, row.id, row.type, row.data, row.metadata, row.recorded_at);
 
-/** A row of EVENT_COLUMNS as an array (better-sqlite3's raw mode), in column order. */
-type EventTuple = [number, string, number, string, string, string, string, number];
+const fromTuple = (r: EventTuple): RecordedEvent => new StreamEvent(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
 
 export interface Page {
   events: RecordedEvent[];
@@ -101,7 +101,10 @@ export interface Page {
 /**
  * Reads pages of the global log. The newest position and the page are read in one transaction
  * (one snapshot), so `scannedTo` never skips an event that commits later: SQLite serialises
- * writers, so every position at or below the newest visible one is already committed.
+ * writers, so every position at or below the newest visible one is already committed. When this
+ * process's `recent` events hold every position up to the newest, they answer (no transaction:
+ * they are committed rows); a new event wakes three readers here, so this saves two thirds of the
+ * read transactions of a live log.
  */
 export class PageReader {
   private readonly statements = new Map<string, Database.Statement>();
@@ -112,21 +115,24 @@ export class PageReader {
   constructor(
     private readonly db: Database.Database,
     private readonly visibleHead: () => bigint | null = () => null,
+    private readonly recent?: RecentEvents,
   ) {
     this.headStatement = db.prepare('SELECT MAX(position) AS head FROM events');
     this.readPage = db.transaction((after: bigint, maxCount: number, filter?: EventFilter): Page => {
       const head = this.head();
       if (head <= after || maxCount <= 0) return { events: [], scannedTo: after, reachedHead: true };
       const { sql, params } = filterSql(filter);
-      const rows = this.statement(sql).all(after, head, ...params, maxCount) as EventTuple[];
-      const events: RecordedEvent[] = rows.map((r) => new StreamEvent(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]));
-      const reachedHead = events.length < maxCount;
-      const last = events.at(-1);
-      return { events, reachedHead, scannedTo: reachedHead || !last ? head : last.position };
+      return toPage(this.statement(sql).all(after, head, ...params, maxCount) as EventTuple[], head, maxCount);
     });
   }
 
   page(after: bigint, maxCount: number, filter?: EventFilter): Page {
+    if (this.recent && maxCount > 0) {
+      const head = this.head();
+      if (head <= after) return { events: [], scannedTo: after, reachedHead: true };
+      const rows = this.recent.rowsBetween(Number(after), Number(head), maxCount, filter);
+      if (rows) return toPage(rows, head, maxCount);
+    }
     return this.readPage(after, maxCount, filter);
   }
 
@@ -153,6 +159,13 @@ export class PageReader {
     }
     return stmt;
   }
+}
+
+function toPage(rows: EventTuple[], head: bigint, maxCount: number): Page {
+  const events = rows.map(fromTuple);
+  const reachedHead = events.length < maxCount;
+  const last = events.at(-1);
+  return { events, reachedHead, scannedTo: reachedHead || !last ? head : last.position };
 }
 
 /** SQL for a filter; the text depends only on the filter's shape, so statements are reusable. */

@@ -19,6 +19,7 @@ import { assertStreamId, checkExpected, prepareEvent } from './event-store-check
 import { SqliteConsumerGroup } from './event-store-consumer-group.js';
 import { EVENT_COLUMNS, PageReader, toStreamEvent, type EventRow } from './event-store-reader.js';
 import { tailSubscription } from './event-store-tail.js';
+import { RecentEvents, type EventTuple } from './event-store-recent.js';
 import { Wakeup } from './event-store-wakeup.js';
 import { GroupCommit, type Durability } from './event-store-group-commit.js';
 import { walFsync } from './event-store-wal-fsync.js';
@@ -69,6 +70,8 @@ export interface SqliteEventStoreOptions {
   clock?: Clock;
   /** How often tailing readers look for appends made by other processes. */
   pollIntervalMs?: number;
+  /** How many of this process's newest events serve log readers from memory (0: none). */
+  recentEvents?: number;
 }
 
 const MAX_REVISION = Number.MAX_SAFE_INTEGER;
@@ -76,11 +79,19 @@ const MAX_REVISION = Number.MAX_SAFE_INTEGER;
 const SQLITE_AUTOCHECKPOINT = 1000;
 const DEFAULT_READ_ALL_COUNT = 1000;
 
+/** What an append wrote, for the recent events once its transaction has committed. */
+interface Written {
+  rows: EventTuple[];
+  /** The stream's rows up to this revision were trimmed. */
+  trimmedTo?: number;
+}
+
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly clock: Clock;
   private readonly pollMs: number;
   private readonly wakeup = new Wakeup();
+  private readonly recent: RecentEvents;
   private readonly reader: PageReader;
   private readonly subscriptions = new Set<Subscription>();
   private readonly groups = new Set<ConsumerGroup>();
@@ -97,6 +108,7 @@ export class SqliteEventStore implements EventStore {
   constructor(options: SqliteEventStoreOptions) {
     this.clock = options.clock ?? systemClock;
     this.pollMs = options.pollIntervalMs ?? 25;
+    this.recent = new RecentEvents(options.recentEvents);
     this.file = options.file;
     // timeout: how long a writer waits for another process's write lock (SQLITE_BUSY otherwise).
     this.db = new Database(options.file, { timeout: LOCK_WAIT_MS });
@@ -106,7 +118,7 @@ export class SqliteEventStore implements EventStore {
     // FULL: the log's fsync runs on another thread (walFsync), so the connection itself needs none.
     const durability = (this.durability = full ? walFsync(this.localFile, () => this.reader.newest()) : undefined);
     this.db.pragma(`synchronous = ${full && !durability ? 'FULL' : 'NORMAL'}`);
-    this.reader = new PageReader(this.db, () => this.writes.visibleHead());
+    this.reader = new PageReader(this.db, () => this.writes.visibleHead(), this.recent);
     const db = this.db;
     this.sql = {
       stream: db.prepare<[string], { last_revision: number; max_count: number | null }>(
@@ -143,23 +155,25 @@ export class SqliteEventStore implements EventStore {
          WHERE last_revision >= 0 AND substr(stream_id, 1, length(?)) = ? ORDER BY stream_id LIMIT ?`,
       ),
     };
-    this.appendTx = db.transaction((streamId: string, events: Required<NewEvent>[], expected: ExpectedRevision) => {
+    this.appendTx = db.transaction((streamId: string, events: Required<NewEvent>[], expected: ExpectedRevision, written: Written) => {
       const stream = this.sql.stream.get(streamId);
       const current = stream?.last_revision ?? -1;
       checkExpected(streamId, expected, current);
       const recordedAt = this.clock.now().getTime();
       let revision = current;
-      let position = 0n;
+      let position = 0;
       for (const e of events) {
         revision++;
-        const info = this.sql.insert.run(
-          streamId, revision, e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), recordedAt,
-        );
-        position = BigInt(info.lastInsertRowid);
+        const data = JSON.stringify(e.data);
+        const metadata = JSON.stringify(e.metadata);
+        position = Number(this.sql.insert.run(streamId, revision, e.id, e.type, data, metadata, recordedAt).lastInsertRowid);
+        written.rows.push([position, streamId, revision, e.id, e.type, data, metadata, recordedAt]);
       }
       this.sql.setRevision.run(streamId, revision);
-      if (stream?.max_count) this.sql.trim.run(streamId, revision - stream.max_count);
-      return { nextExpectedRevision: revision, position };
+      if (stream?.max_count && this.sql.trim.run(streamId, revision - stream.max_count).changes > 0) {
+        written.trimmedTo = revision - stream.max_count;
+      }
+      return { nextExpectedRevision: revision, position: BigInt(position) };
     });
     this.writes = new GroupCommit(db, () => this.wakeup.notify(), durability);
     this.checkpointer = this.startCheckpointer();
@@ -198,7 +212,11 @@ export class SqliteEventStore implements EventStore {
     const prepared = events.map(prepareEvent);
     // Committed with the other appends of this event-loop turn in one IMMEDIATE transaction (the
     // write lock is taken before any revision is read, so two processes cannot both pass the check).
-    return this.writes.write(() => this.appendTx(streamId, prepared, expected), options.durability === 'ordered');
+    const written: Written = { rows: [] };
+    return this.writes.write(() => this.appendTx(streamId, prepared, expected, written), options.durability === 'ordered', () => {
+      this.recent.add(written.rows);
+      if (written.trimmedTo !== undefined) this.recent.trim(streamId, written.trimmedTo);
+    });
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -235,11 +253,16 @@ export class SqliteEventStore implements EventStore {
     assertStreamId(streamId);
     if (!Number.isInteger(maxCount) || maxCount < 1) throw new TypeError('maxCount must be an integer >= 1');
     // Through the group commit, so it is as durable as an append.
-    await this.writes.write(() => {
-      this.sql.setMaxCount.run(streamId, maxCount);
-      const last = this.sql.stream.get(streamId)?.last_revision ?? -1;
-      this.sql.trim.run(streamId, last - maxCount);
-    });
+    let trimmedTo: number | undefined;
+    await this.writes.write(
+      () => {
+        this.sql.setMaxCount.run(streamId, maxCount);
+        const last = this.sql.stream.get(streamId)?.last_revision ?? -1;
+        if (this.sql.trim.run(streamId, last - maxCount).changes > 0) trimmedTo = last - maxCount;
+      },
+      false,
+      () => trimmedTo !== undefined && this.recent.trim(streamId, trimmedTo),
+    );
   }
 
   async listStreams(options: { prefix?: string; limit?: number } = {}): Promise<StreamInfo[]> {

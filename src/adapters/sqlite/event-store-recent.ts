@@ -1,0 +1,76 @@
+import type { EventFilter } from '../../ports/event-store.js';
+
+/** A row of EVENT_COLUMNS as an array (better-sqlite3's raw mode), in column order. */
+export type EventTuple = [position: number, streamId: string, revision: number, id: string, type: string, data: string, metadata: string, recordedAt: number];
+
+/** How many of the newest committed events are kept: a few seconds of appends at full load. */
+export const RECENT_EVENTS = 8192;
+
+/**
+ * The newest events this process committed, as the rows SQLite holds, so that the log's readers
+ * here (auto-accept, the webhook dispatcher, the projections: three readers of every event) take
+ * the events just appended from memory instead of each running a read transaction for them.
+ *
+ * The positions kept are always one run with no gap: every position in it is a commit of this
+ * process, so a reader that needs positions inside it needs nothing else. An append by another
+ * process on the same file takes a position in between: the next one of ours does not follow on,
+ * and the run starts again from it (readers of the positions before read SQLite). Rows are added
+ * only once their transaction has committed. The trims this process makes (bounded streams) are
+ * applied here too; a trim by another process comes with an append of its own (a newer position,
+ * which sends readers to SQLite), except `setStreamMaxCount` by itself, which could leave a
+ * trimmed row here: the service calls it only on a stream it has just created, where it trims
+ * nothing.
+ */
+export class RecentEvents {
+  /** rows[i] holds position first + i; null: trimmed. */
+  private rows: (EventTuple | null)[] = [];
+  private first = 0;
+
+  constructor(private readonly capacity = RECENT_EVENTS) {}
+
+  /** Rows of one commit, in position order. */
+  add(rows: readonly EventTuple[]): void {
+    if (this.capacity === 0) return;
+    for (const row of rows) {
+      if (this.rows.length === 0 || row[0] !== this.first + this.rows.length) {
+        this.rows = [];
+        this.first = row[0];
+      }
+      this.rows.push(row);
+    }
+    const over = this.rows.length - this.capacity;
+    // Dropped in chunks, so the array is not shifted at every commit.
+    if (over >= this.capacity / 8) {
+      this.rows = this.rows.slice(over);
+      this.first += over;
+    }
+  }
+
+  /** The stream's rows up to `revision` were deleted (a bounded stream). */
+  trim(streamId: string, revision: number): void {
+    this.rows.forEach((row, i) => {
+      if (row && row[1] === streamId && row[2] <= revision) this.rows[i] = null;
+    });
+  }
+
+  /**
+   * The rows SQLite would answer for `position > after AND position <= head` with the filter, in
+   * order, at most `maxCount`; undefined when some of those positions are not kept here.
+   */
+  rowsBetween(after: number, head: number, maxCount: number, filter?: EventFilter): EventTuple[] | undefined {
+    if (head <= after) return [];
+    const last = this.first + this.rows.length - 1;
+    if (this.rows.length === 0 || after + 1 < this.first || head > last) return undefined;
+    const prefixes = filter?.streamPrefixes ?? [];
+    const types = filter?.eventTypes ?? [];
+    const out: EventTuple[] = [];
+    for (let i = after + 1 - this.first, end = head - this.first; i <= end && out.length < maxCount; i++) {
+      const row = this.rows[i];
+      if (!row) continue;
+      if (prefixes.length > 0 && !prefixes.some((p) => row[1].startsWith(p))) continue;
+      if (types.length > 0 && !types.includes(row[4])) continue;
+      out.push(row);
+    }
+    return out;
+  }
+}
