@@ -54,6 +54,9 @@ for (let r = 0; r < Number(values.rounds); r++) {
     console.log(`${name.padEnd(6)} user ${x.user.toFixed(0)} ms, system ${x.system.toFixed(0)} ms, ${N} events in ${x.seconds.toFixed(1)} s`);
   }
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2;
+};
 const user = (name) => median(results[name].map((x) => x.user));
 console.log(`median user CPU: recent ${user('recent').toFixed(0)} ms, none ${user('none').toFixed(0)} ms, ratio ${(user('recent') / user('none')).toFixed(2)}`);

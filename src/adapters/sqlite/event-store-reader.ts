@@ -103,8 +103,8 @@ export interface Page {
  * (one snapshot), so `scannedTo` never skips an event that commits later: SQLite serialises
  * writers, so every position at or below the newest visible one is already committed. When this
  * process's `recent` events hold every position up to the newest, they answer (no transaction:
- * they are committed rows); a new event wakes three readers here, so this saves two thirds of the
- * read transactions of a live log.
+ * they are committed rows): in the service each new event wakes three readers, which then read it
+ * from memory.
  */
 export class PageReader {
   private readonly statements = new Map<string, Database.Statement>();
