@@ -16,10 +16,10 @@ export const RECENT_EVENTS = 8192;
  * process on the same file takes a position in between: the next one of ours does not follow on,
  * and the run starts again from it (readers of the positions before read SQLite). Rows are added
  * only once their transaction has committed. The trims this process makes (bounded streams) are
- * applied here too; a trim by another process comes with an append of its own (a newer position,
- * which sends readers to SQLite), except `setStreamMaxCount` by itself, which could leave a
- * trimmed row here: the service calls it only on a stream it has just created, where it trims
- * nothing.
+ * applied here too. A trim by another process comes with an append of its own, whose newer position
+ * sends readers to SQLite once they may see it; until then (this process's commits awaiting their
+ * sync hold readers back) a just-trimmed row can still be read here, as it could a moment earlier.
+ * `setStreamMaxCount` trims without an append: the service calls it only on a new stream.
  */
 export class RecentEvents {
   /** rows[i] holds position first + i; null: trimmed. */
