@@ -170,9 +170,7 @@ export class SqliteEventStore implements EventStore {
         written.rows.push([position, streamId, revision, e.id, e.type, data, metadata, recordedAt]);
       }
       this.sql.setRevision.run(streamId, revision);
-      if (stream?.max_count && this.sql.trim.run(streamId, revision - stream.max_count).changes > 0) {
-        written.trimmedTo = revision - stream.max_count;
-      }
+      if (stream?.max_count) written.trimmedTo = this.trim(streamId, revision - stream.max_count);
       return { nextExpectedRevision: revision, position: BigInt(position) };
     });
     this.writes = new GroupCommit(db, () => this.wakeup.notify(), durability);
@@ -258,11 +256,16 @@ export class SqliteEventStore implements EventStore {
       () => {
         this.sql.setMaxCount.run(streamId, maxCount);
         const last = this.sql.stream.get(streamId)?.last_revision ?? -1;
-        if (this.sql.trim.run(streamId, last - maxCount).changes > 0) trimmedTo = last - maxCount;
+        trimmedTo = this.trim(streamId, last - maxCount);
       },
       false,
       () => trimmedTo !== undefined && this.recent.trim(streamId, trimmedTo),
     );
+  }
+
+  /** Deletes the stream's rows up to `revision` (a bounded stream); that revision when any were deleted. */
+  private trim(streamId: string, revision: number): number | undefined {
+    return this.sql.trim.run(streamId, revision).changes > 0 ? revision : undefined;
   }
 
   async listStreams(options: { prefix?: string; limit?: number } = {}): Promise<StreamInfo[]> {
