@@ -1,6 +1,6 @@
 import type { OrderEvent } from '../src/domain/order/events.js';
 import type { OrderStatus } from '../src/domain/order/machine.js';
-import { fold, initialState, stateFromView, type OrderView } from '../src/domain/order/state.js';
+import { foldView, type OrderView } from '../src/domain/order/state.js';
 import type { ProjectedEvent } from './projection.js';
 
 export const orderIdOf = (streamId: string, prefix: string): string | null => (streamId.startsWith(prefix) ? streamId.slice(prefix.length) : null);
@@ -20,7 +20,7 @@ export interface OrderFold {
  */
 const lastFold = new WeakMap<object, { first: ProjectedEvent; last: ProjectedEvent; count: number; result: OrderFold }>();
 
-/** The order after `events` (its stream's, in order), folded by the order machine itself (no second copy of its rules). */
+/** The order after `events` (its stream's, in order), replayed through the order machine's own transitions (no second copy of its rules). */
 export function foldOrderView(view: OrderView | null, events: readonly ProjectedEvent[]): OrderFold {
   const first = events[0]!;
   const last = events[events.length - 1]!;
@@ -28,10 +28,8 @@ export function foldOrderView(view: OrderView | null, events: readonly Projected
   const known = lastFold.get(key);
   if (known && known.first === first && known.last === last && known.count === events.length) return known.result;
   const steps: OrderFold['steps'] = [];
-  const state = fold(view ? stateFromView(view) : initialState(), events as unknown as OrderEvent[], (status, e) =>
-    steps.push({ status, at: e.data.at }),
-  );
-  const result = { view: state.order!, steps };
+  const folded = foldView(view, events as unknown as OrderEvent[], (status, e) => steps.push({ status, at: e.data.at }));
+  const result = { view: folded, steps };
   lastFold.set(key, { first, last, count: events.length, result });
   return result;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evolve, fold, initialState, OrderHistoryError, rehydrate, type OrderState } from '../../src/domain/order/state.js';
+import { evolve, fold, foldView, initialState, OrderHistoryError, rehydrate, type OrderState, type OrderView } from '../../src/domain/order/state.js';
 import type { OrderEvent } from '../../src/domain/order/events.js';
 import { ev, history, PICKUP, TOTAL } from './order-fixtures.js';
 
@@ -67,5 +67,46 @@ describe('fold (the view built once per batch)', () => {
   it('returns the state itself for no events', () => {
     const state = rehydrate(history.cashDelivery.ready);
     expect(fold(state, [])).toBe(state);
+  });
+});
+
+describe('foldView (the read models: the view alone, replayed through the transition table)', () => {
+  /** The view and the statuses after each event, or the error's message. */
+  function viewOutcome(run: (onStep: (status: string) => void) => OrderView | null | undefined) {
+    const steps: string[] = [];
+    try {
+      return { view: run((status) => steps.push(status)), steps };
+    } catch (err) {
+      expect(err).toBeInstanceOf(OrderHistoryError);
+      return { error: (err as Error).message };
+    }
+  }
+
+  it('gives the view fold gives, with the same status after each event, for any sequence, accepted or not (same view or same error)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...EVENTS), { minLength: 1, maxLength: 12 }), (events) => {
+        expect(viewOutcome((onStep) => foldView(null, events, onStep))).toEqual(viewOutcome((onStep) => fold(initialState(), events, onStep).order));
+      }),
+      { numRuns: 500, seed: 13 },
+    );
+  });
+
+  it('resumes from a stored view: any accepted history split in two gives the whole history view', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...EVENTS), { maxLength: 14 }), fc.nat(), (raw, cut) => {
+        const events = accepted(raw);
+        fc.pre(events.length > 1);
+        const at = 1 + (cut % (events.length - 1));
+        expect(foldView(foldView(null, events.slice(0, at)), events.slice(at))).toEqual(rehydrate(events).order);
+      }),
+      { numRuns: 500, seed: 17 },
+    );
+  });
+
+  it('names the refused event and the status it met, and needs at least one event for a new view', () => {
+    const delivered = foldView(null, history.cashDelivery.delivered);
+    expect(() => foldView(delivered, [ev.accepted(9)])).toThrow(new OrderHistoryError('stored event OrderAccepted is not accepted in status delivered'));
+    expect(foldView(delivered, [])).toBe(delivered);
+    expect(() => foldView(null, [])).toThrow(OrderHistoryError);
   });
 });

@@ -1,13 +1,12 @@
 import type { OrderEvent, OrderPlacedData, Rider } from './events.js';
 import {
-  orderMachine,
   statusOf,
   type Cancellation,
   type OrderSnapshot,
   type OrderStatus,
   type PaymentStatus,
 } from './machine.js';
-import { INITIAL_SNAPSHOT, nextSnapshot } from './step.js';
+import { INITIAL_SNAPSHOT, nextSnapshot, replayStep, type OrderMachineState } from './step.js';
 
 /** The current order: everything OrderPlaced said, plus what happened since. */
 export interface OrderView extends Omit<OrderPlacedData, 'at'> {
@@ -53,34 +52,61 @@ export function rehydrate(events: readonly OrderEvent[]): OrderState {
  * never needed. Every event is still checked and stepped through the machine, in order.
  * `onStep` hears the status after each event (the tracking timeline needs every one).
  */
-export function fold(state: OrderState, events: readonly OrderEvent[], onStep?: (status: OrderStatus, event: OrderEvent) => void): OrderState {
+export function fold(state: OrderState, events: readonly OrderEvent[], onStep?: OnStep): OrderState {
   if (events.length === 0) return state;
-  let snapshot = state.snapshot;
+  const { machine, order } = foldWith(nextSnapshot, state.snapshot, state.order, events, onStep);
+  return { snapshot: machine, order };
+}
+
+/**
+ * The view after `events`, for the read models: the same view `fold` gives, stepped through the
+ * machine's transition table (`replayStep`) instead of xstate's interpreter, and resumed from the
+ * view alone (no snapshot to rebuild). A stored event the machine does not accept still throws.
+ */
+export function foldView(view: OrderView | null, events: readonly OrderEvent[], onStep?: OnStep): OrderView {
+  if (events.length === 0) {
+    if (view) return view;
+    throw new OrderHistoryError('no events to fold into a view');
+  }
+  const start = view ? machineStateOf(view) : { value: INITIAL_SNAPSHOT.value, context: INITIAL_SNAPSHOT.context };
+  return foldWith(replayStep, start, view, events, onStep).order;
+}
+
+type OnStep = (status: OrderStatus, event: OrderEvent) => void;
+
+function foldWith<S extends OrderMachineState>(
+  step: (state: S, event: OrderEvent) => S,
+  start: S,
+  previous: OrderView | null,
+  events: readonly OrderEvent[],
+  onStep?: OnStep,
+): { machine: S; order: OrderView } {
+  let machine = start;
   let placed: OrderPlacedData | null = null;
   for (const event of events) {
-    // xstate hands back the same snapshot when no transition is enabled, and every transition of
-    // the order machine has a target or an action (machine test), so this is `snapshot.can(event)`
-    // without selecting the transitions twice.
-    const next = nextSnapshot(snapshot, event);
-    if (next === snapshot) {
-      const status = statusOf(snapshot);
+    // Both steps hand back the same object when no transition is enabled, and every transition of
+    // the order machine has a target or an action (machine test), so this is `can(event)` without
+    // selecting the transitions twice.
+    const next = step(machine, event);
+    if (next === machine) {
+      const status = statusOf(machine);
       throw new OrderHistoryError(`stored event ${event.type} is not accepted in ${status ? `status ${status}` : 'an unplaced order'}`);
     }
-    snapshot = next;
+    machine = next;
     if (event.type === 'OrderPlaced') placed = event.data;
-    if (onStep) onStep(statusOf(snapshot)!, event);
+    if (onStep) onStep(statusOf(machine)!, event);
   }
   const last = events[events.length - 1]!;
-  const base = placed ? placedFields(placed) : state.order;
-  return { snapshot, order: viewOf(base, snapshot, last, (state.order?.version ?? 0) + events.length) };
+  const base = placed ? placedFields(placed) : previous;
+  return { machine, order: viewOf(base, machine, last, (previous?.version ?? 0) + events.length) };
 }
 
 /** What OrderPlaced alone says; an earlier view carries it too. */
 type PlacedFields = Omit<OrderPlacedData, 'at'> & { created_at: string };
 
-function viewOf(base: PlacedFields | null, snapshot: OrderSnapshot, last: OrderEvent, version: number): OrderView {
-  const status = statusOf(snapshot);
-  const { payment_status, rider, refunded_total, cancellation } = snapshot.context;
+function viewOf(base: PlacedFields | null, machine: OrderMachineState, last: OrderEvent, version: number): OrderView {
+  const status = statusOf(machine);
+  const { payment_status, rider, refunded_total, cancellation } = machine.context;
   // The machine accepts nothing but OrderPlaced before placement, so both are set from here on.
   if (!base || !status || !payment_status) throw new OrderHistoryError(`${last.type} before OrderPlaced`);
   return {
@@ -100,12 +126,9 @@ function placedFields(data: OrderPlacedData): PlacedFields {
   return { ...placed, created_at: data.placed_at };
 }
 
-/**
- * The state again from a stored view, without the events: read models keep only the view, and
- * this lets them fold the next event through the same machine (resolveState is pure).
- */
-export function stateFromView(view: OrderView): OrderState {
-  const snapshot = orderMachine.resolveState({
+/** What the machine's snapshot held after the events that made this view (read models keep only the view). */
+function machineStateOf(view: OrderView): OrderMachineState {
+  return {
     value: view.status,
     context: {
       fulfilment: view.fulfilment,
@@ -117,6 +140,5 @@ export function stateFromView(view: OrderView): OrderState {
       rider: view.rider,
       cancellation: view.cancellation,
     },
-  });
-  return { snapshot, order: view };
+  };
 }
