@@ -50,11 +50,10 @@ export function rehydrate(events: readonly OrderEvent[]): OrderState {
  * view is OrderPlaced's fields plus what the final snapshot says plus the last `at`, so the
  * intermediate views (a copy of every field per event, about a third of a 10-event fold) were
  * never needed. Every event is still checked and stepped through the machine, in order.
- * `onStep` hears the status after each event (the tracking timeline needs every one).
  */
-export function fold(state: OrderState, events: readonly OrderEvent[], onStep?: OnStep): OrderState {
+export function fold(state: OrderState, events: readonly OrderEvent[]): OrderState {
   if (events.length === 0) return state;
-  const { machine, order } = foldWith(nextSnapshot, state.snapshot, state.order, events, onStep);
+  const { machine, order } = foldWith(nextSnapshot, state.snapshot, state.order, events);
   return { snapshot: machine, order };
 }
 
@@ -62,6 +61,7 @@ export function fold(state: OrderState, events: readonly OrderEvent[], onStep?: 
  * The view after `events`, for the read models: the same view `fold` gives, stepped through the
  * machine's transition table (`replayStep`) instead of xstate's interpreter, and resumed from the
  * view alone (no snapshot to rebuild). A stored event the machine does not accept still throws.
+ * `onStep` hears the status after each event (the tracking timeline needs every one).
  */
 export function foldView(view: OrderView | null, events: readonly OrderEvent[], onStep?: OnStep): OrderView {
   if (events.length === 0) {
