@@ -68,8 +68,8 @@ export function foldView(view: OrderView | null, events: readonly OrderEvent[], 
     if (view) return view;
     throw new OrderHistoryError('no events to fold into a view');
   }
-  const start = view ? machineStateOf(view) : { value: INITIAL_SNAPSHOT.value, context: INITIAL_SNAPSHOT.context };
-  return foldWith(replayStep, start, view, events, onStep).order;
+  // The initial snapshot serves as it is: the table step reads only its value and context.
+  return foldWith(replayStep, view ? machineStateOf(view) : INITIAL_SNAPSHOT, view, events, onStep).order;
 }
 
 type OnStep = (status: OrderStatus, event: OrderEvent) => void;
