@@ -31,19 +31,12 @@ export function reads(projection: Projection<unknown>, streamId: string): boolea
   return projection.streamPrefixes.some((p) => streamId.startsWith(p));
 }
 
-/**
- * The events of a page each document of the projection receives, in log order (a catch-up applies
- * them together); `keep` limits it to some documents (a catch-up shared with another thread).
- */
-export function eventsByDocument<E extends ProjectedEvent>(
-  projection: Projection<unknown>,
-  events: readonly E[],
-  keep?: (id: string) => boolean,
-): Map<string, E[]> {
+/** The events of a page each document of the projection receives, in log order (a catch-up applies them together). */
+export function eventsByDocument<E extends ProjectedEvent>(projection: Projection<unknown>, events: readonly E[]): Map<string, E[]> {
   const byDocument = new Map<string, E[]>();
   for (const e of events) {
     const id = reads(projection, e.streamId) ? projection.documentId(e) : null;
-    if (id === null || (keep && !keep(id))) continue;
+    if (id === null) continue;
     const list = byDocument.get(id);
     if (list) list.push(e);
     else byDocument.set(id, [e]);

@@ -62,14 +62,14 @@ export class ProjectionRunner {
   /**
    * Applies a page of events someone else read (a catch-up), with the same outcome as feeding them
    * one by one: each document is read and written once for all of its events in the page, and the
-   * position moves past the page only after every document is written. `keep` and `through`: the
-   * caller had the other documents of the page written (another thread projected them), so only
-   * these are applied and the position still moves to `through`, the end of the page.
+   * position moves past the page only after every document is written. `through`: the end of what
+   * the caller read, when that is past the last event (a page of part of the log, whose other part
+   * another thread projected and had written).
    */
-  async feedPage(events: readonly RecordedEvent[], keep?: (id: string) => boolean, through = events.at(-1)?.position): Promise<void> {
+  async feedPage(events: readonly RecordedEvent[], through = events.at(-1)?.position): Promise<void> {
     if (this.ownSubscription || through === undefined || through <= this.current) return;
     const fresh = events.filter((e) => e.position > this.current);
-    for (const [id, list] of eventsByDocument(this.projection, fresh, keep)) await this.applyAll(id, list);
+    for (const [id, list] of eventsByDocument(this.projection, fresh)) await this.applyAll(id, list);
     this.advance(through, fresh.length);
     if (this.sinceCheckpoint >= CHECKPOINT_EVERY) await this.flush();
   }

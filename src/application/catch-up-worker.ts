@@ -1,23 +1,27 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { EventFilter } from '../ports/event-store.js';
 import type { DocumentRow, ReadModelStore } from '../ports/read-model-store.js';
 
 /**
- * A catch-up shared with a second thread (embedded only). A rebuild is CPU-bound (parse, fold
- * through the order machine, serialise) and the service otherwise uses one core, so a worker
- * thread reads the same log from its own read-only connection and projects the documents that
- * `workerOwns` (about 5/8); this thread projects the others, and writes the worker's documents (sent as JSON)
- * into the store before its own runners move past each page. Same documents, same positions: the
- * worker only takes over part of the arithmetic.
+ * A catch-up shared with a second thread (embedded only). A rebuild is CPU-bound (read, parse,
+ * fold through the order machine, serialise) and the service otherwise uses one core, so the log
+ * is split in two by stream part (streamPart in ports/event-store.ts): a worker thread reads 5 of
+ * the 8 parts from its own read-only connection and projects them, this thread reads and projects
+ * the other 3, and writes the worker's documents (sent as JSON) into the store before its own
+ * runners move past each page. The service's read models key their documents by stream key
+ * (test/unit/catch-up-shares.test.ts holds each of them to it), so all the events of a document
+ * fall in one part: same documents, same positions as one thread would give.
  */
 
-/** What the worker is asked: project from the start of `file` up to `head`, in pages. */
+/** What the worker is asked: project its part (`filter`) of `file`, from the start up to `head`, in pages. */
 export interface CatchUpRequest {
   file: string;
   head: bigint;
   pageSize: number;
   projections: string[];
+  filter: EventFilter;
 }
 
 /** One page done by the worker: its documents that changed in it, by collection. */
@@ -29,15 +33,18 @@ export interface CatchUpBatch {
 /** The worker stays at most this many pages ahead, so its batches never pile up in memory. */
 export const MAX_BATCHES_AHEAD = 4;
 
+const PARTS = 8;
+/** The worker takes more than half: the main thread also writes every document into the store. */
+const WORKER_PARTS = 5;
+
 /**
- * A document is the worker's when its id hashes (FNV-1a) into the worker's eighths, the same in both
- * threads. The worker takes more than half: the main thread also writes every document into the store.
+ * The worker's and this thread's parts of the log: the streams the read models read (`prefixes`,
+ * every prefix of every one of them), split by the part of their key.
  */
-const WORKER_EIGHTHS = 5;
-export function workerOwns(id: string): boolean {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return (h & 7) < WORKER_EIGHTHS;
+export function catchUpShares(prefixes: readonly string[]): { worker: EventFilter; main: EventFilter } {
+  const parts = [...Array(PARTS).keys()];
+  const share = (of: number[]): EventFilter => ({ streamPrefixes: [...prefixes], partition: { count: PARTS, parts: of } });
+  return { worker: share(parts.slice(0, WORKER_PARTS)), main: share(parts.slice(WORKER_PARTS)) };
 }
 
 /** Built next to this file; absent when running from the TypeScript sources (tests), then no worker. */
@@ -51,11 +58,18 @@ export class CatchUpWorker {
   private through = 0n;
 
   /** Null when the worker script is not built. */
-  static start(request: CatchUpRequest): CatchUpWorker | null {
-    return fs.existsSync(fileURLToPath(SCRIPT)) ? new CatchUpWorker(request) : null;
+  static start(request: Omit<CatchUpRequest, 'filter'> & { prefixes: readonly string[] }): CatchUpWorker | null {
+    if (!fs.existsSync(fileURLToPath(SCRIPT))) return null;
+    const { prefixes, ...rest } = request;
+    const { worker, main } = catchUpShares(prefixes);
+    return new CatchUpWorker({ ...rest, filter: worker }, main);
   }
 
-  private constructor(request: CatchUpRequest) {
+  /** `share`: this thread's part of the log, to read while the worker reads the rest. */
+  private constructor(
+    request: CatchUpRequest,
+    readonly share: EventFilter,
+  ) {
     // Its live data is a page and 5,000 recent documents (about 20 MB); without a bound, V8 sizes the
     // heap from the machine's memory and lets garbage pile up (over 100 MB more resident at a
     // rebuild). Running out of it is a worker failure: the main thread goes on alone.
@@ -67,9 +81,6 @@ export class CatchUpWorker {
     this.worker.on('error', (err) => this.fail(err));
     this.worker.on('exit', (code) => this.fail(new Error(`catch-up worker exited (code ${code}) before reaching the page`)));
   }
-
-  /** A document of this thread's share (the worker writes the others). */
-  readonly keep = (id: string): boolean => !workerOwns(id);
 
   /** Writes the worker's documents into `store` until they cover everything up to `position`. */
   async importThrough(position: bigint, store: ReadModelStore): Promise<void> {

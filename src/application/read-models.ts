@@ -90,26 +90,33 @@ export class ReadModels {
     let worker = await this.startWorker(runners, after, head);
     try {
       while (!this.stopping && after < head) {
-        const page = await this.deps.events.readAll({ after, maxCount: CATCH_UP_PAGE });
-        if (page.length === 0) return;
+        // With a worker, this thread reads only its part of the log.
+        const page = await this.deps.events.readAll({ after, maxCount: CATCH_UP_PAGE, filter: worker?.share });
+        if (this.stopping) return;
         const upToHead = page.filter((e) => e.position <= head);
-        if (this.stopping || upToHead.length === 0) return;
-        const through = upToHead.at(-1)!.position;
-        // The worker's documents of this page are written first; if it fails, this thread does all of the rest.
-        await worker?.importThrough(through, this.deps.store).catch((err: unknown) => {
-          this.deps.logger?.warn({ err }, 'catch-up worker failed; the catch-up goes on without it');
-          void worker?.close();
-          worker = null;
-        });
+        // A page shorter than asked read everything there was up to the head.
+        const through = upToHead.length < CATCH_UP_PAGE ? head : upToHead.at(-1)!.position;
+        if (worker) {
+          // The worker's documents up to the end of this page are written first.
+          const failure = await worker.importThrough(through, this.deps.store).then(
+            () => null,
+            (err: unknown) => ({ err }),
+          );
+          if (failure) {
+            this.deps.logger?.warn(failure, 'catch-up worker failed; the catch-up goes on without it');
+            void worker.close();
+            worker = null;
+            continue; // read this page again, whole: the runners skip what the worker already had written
+          }
+        }
         for (const r of runners) {
           if (failed.has(r)) continue;
-          await r.feedPage(upToHead, worker?.keep, through).catch((err: unknown) => {
+          await r.feedPage(upToHead, through).catch((err: unknown) => {
             failed.add(r);
             this.deps.logger?.error({ err, projection: r.projection.name }, 'projection failed during catch-up; it retries on its own');
           });
         }
         after = through;
-        if (upToHead.length < page.length) return;
       }
     } finally {
       await worker?.close();
@@ -128,7 +135,8 @@ export class ReadModels {
     if (runners.some((r) => !PROJECTIONS.includes(r.projection))) return null;
     for (const r of runners) if ((await store.count(r.projection.collection)) > 0) return null;
     const projections = runners.map((r) => r.projection.name);
-    return CatchUpWorker.start({ file, head, pageSize: CATCH_UP_PAGE, projections });
+    const prefixes = [...new Set(runners.flatMap((r) => r.projection.streamPrefixes))];
+    return CatchUpWorker.start({ file, head, pageSize: CATCH_UP_PAGE, projections, prefixes });
   }
 
   runner(name: string): ProjectionRunner {

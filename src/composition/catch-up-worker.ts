@@ -4,15 +4,15 @@ import { LRUCache } from 'lru-cache';
 import { PageReader } from '../adapters/sqlite/event-store-reader.js';
 import { SqliteReadModelStore } from '../adapters/sqlite/read-model-store.js';
 import { indexedFields } from '../adapters/sqlite/read-model-sql.js';
-import { MAX_BATCHES_AHEAD, workerOwns, type CatchUpBatch, type CatchUpRequest } from '../application/catch-up-worker.js';
+import { MAX_BATCHES_AHEAD, type CatchUpBatch, type CatchUpRequest } from '../application/catch-up-worker.js';
 import { PROJECTIONS } from '../../projections/index.js';
 import { applyEvents, eventsByDocument } from '../../projections/projection.js';
 import type { DocumentRow, StoredDocument } from '../ports/read-model-store.js';
 
 /**
- * The worker thread of a shared catch-up (src/application/catch-up-worker.ts): reads the log from
- * its own read-only connection, up to the head it was given, and projects the documents it owns,
- * page by page. It keeps them in a private store of its own (a later event of an order may come
+ * The worker thread of a shared catch-up (src/application/catch-up-worker.ts): reads its part of
+ * the log from its own read-only connection, up to the head it was given, and projects its
+ * documents, page by page. It keeps them in a private store of its own (a later event of an order may come
  * pages later) and sends each page's changed documents to the main thread, which writes them. No
  * compare-and-set here: during the catch-up this thread alone writes these documents.
  */
@@ -33,12 +33,12 @@ port.on('message', () => {
 
 let after = 0n;
 for (let reachedHead = false; !reachedHead; ) {
-  const page = reader.page(after, request.pageSize);
+  const page = reader.page(after, request.pageSize, request.filter);
   reachedHead = page.reachedHead;
   const batch: CatchUpBatch = { through: page.scannedTo, documents: [] };
   for (const { p, fields } of projections) {
     const rows: DocumentRow[] = [];
-    for (const [id, events] of eventsByDocument(p, page.events, workerOwns)) {
+    for (const [id, events] of eventsByDocument(p, page.events)) {
       const k = `${p.collection}\u0000${id}`;
       const stored = recent.get(k) ?? (await own.get(p.collection, id));
       const next = applyEvents(p, stored, events);

@@ -16,6 +16,7 @@
  * - Reads and subscriptions never return system events (EventStoreDB types/streams starting `$`).
  * - Filters: `streamPrefixes` match if any prefix matches, `eventTypes` if any type matches; both
  *   given means both must match; an empty list is no constraint. readAll pages default to 1000.
+ *   `partition` keeps the events of some parts of the log split by stream key (see streamPart).
  * - subscribeToAll delivers strictly one event at a time (awaits onEvent). If onEvent throws, the
  *   subscription stops and onError receives the error: the caller resumes from its checkpoint.
  *   Do not await `stop()` from inside onEvent (it waits for onEvent to finish).
@@ -82,6 +83,42 @@ export class WrongExpectedRevisionError extends Error {
 export interface EventFilter {
   streamPrefixes?: string[];
   eventTypes?: string[];
+  /** Only events whose `streamPart(streamId, streamPrefixes, count)` is one of `parts`. */
+  partition?: { count: number; parts: number[] };
+}
+
+/**
+ * A stream's key: its id after the first of `prefixes` it starts with (the whole id when none
+ * does), so `order-X` and `rider-X` share the key `X`. The service's read models key their
+ * documents this way, which lets threads split a catch-up by stream part without splitting a
+ * document.
+ */
+export function streamKey(streamId: string, prefixes: readonly string[] = []): string {
+  const prefix = prefixes.find((p) => streamId.startsWith(p));
+  return prefix === undefined ? streamId : streamId.slice(prefix.length);
+}
+
+/** Which of `count` parts a stream falls in: FNV-1a (32-bit) of its key, modulo `count`. */
+export function streamPart(streamId: string, prefixes: readonly string[] | undefined, count: number): number {
+  return keyPart(streamKey(streamId, prefixes), count);
+}
+
+/** The part of a stream key (SQLite computes the key in SQL and calls this for the rest). */
+export function keyPart(key: string, count: number): number {
+  if (!Number.isInteger(count) || count < 1) throw new TypeError(`A partition needs a whole number of parts, not ${count}`);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % count;
+}
+
+/** Whether an event of `streamId` and `type` passes `filter` (adapters that filter in memory). */
+export function matchesFilter(streamId: string, type: string, filter: EventFilter | undefined): boolean {
+  const prefixes = filter?.streamPrefixes ?? [];
+  const types = filter?.eventTypes ?? [];
+  if (prefixes.length > 0 && !prefixes.some((p) => streamId.startsWith(p))) return false;
+  if (types.length > 0 && !types.includes(type)) return false;
+  const partition = filter?.partition;
+  return !partition || partition.parts.includes(streamPart(streamId, prefixes, partition.count));
 }
 
 export interface Subscription {
@@ -162,7 +199,7 @@ export interface EventStore {
   append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult>;
   /** [] when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
-  /** One page in global order, positions strictly after `after`. */
+  /** One page in global order, positions strictly after `after`; fewer than `maxCount` only when no more match. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up, then live; strictly sequential delivery. */
   subscribeToAll(options: SubscribeToAllOptions): Subscription;

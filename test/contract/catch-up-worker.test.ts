@@ -124,4 +124,24 @@ describe('ReadModels: a catch-up shared with a worker thread (embedded)', () => 
     expect(logger.warn).toHaveBeenCalledWith(expect.objectContaining({ err: expect.any(Error) }), expect.stringContaining('catch-up worker failed'));
     expect(await snapshot(store)).toEqual(await snapshot(await rebuild({ workerCatchUpFrom: Number.POSITIVE_INFINITY })));
   });
+
+  it('when the worker fails after some of its pages were written, then this thread reads the rest whole and the result is the same', async () => {
+    await fillLog();
+    const store = new SqliteReadModelStore();
+    for (const p of PROJECTIONS) store.ensureIndexes(p.collection, p.indexes ?? []);
+    const importRows = store.importRows.bind(store);
+    let calls = 0;
+    vi.spyOn(store, 'importRows').mockImplementation((collection, rows) => {
+      if (++calls === 3) throw new Error('the worker is gone');
+      importRows(collection, rows);
+    });
+    const logger = silent();
+    const readModels = new ReadModels({ events, store, logger, workerCatchUpFrom: 1 });
+    await readModels.start();
+    for (const p of PROJECTIONS) expect(await readModels.catchUp(p.name, WAIT_MS)).toBe(true);
+    await readModels.stop();
+    expect(calls).toBe(3);
+    expect(logger.warn).toHaveBeenCalledWith({ err: expect.objectContaining({ message: 'the worker is gone' }) }, expect.stringContaining('catch-up worker failed'));
+    expect(await snapshot(store)).toEqual(await snapshot(await rebuild({ workerCatchUpFrom: Number.POSITIVE_INFINITY })));
+  });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   WrongExpectedRevisionError,
+  streamPart,
   type EventStore,
   type NewEvent,
   type RecordedEvent,
@@ -252,6 +253,34 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
         expect(await read({ streamPrefixes: [s('rider-')], eventTypes: [placed, 'KeyClaimed'] })).toEqual([
           `rider-1:${placed}`,
         ]);
+      });
+      it('filters readAll by a partition of stream keys: the parts split the log, and a key is in one part whatever its prefix', async () => {
+        const base = await store.headPosition();
+        const prefixes = [s('order-'), s('rider-')];
+        const keys = Array.from({ length: 16 }, (_, i) => `k${i}`);
+        for (const k of keys) {
+          await store.append(s(`order-${k}`), [ev('Placed'), ev('Accepted')], { expectedRevision: 'no_stream' });
+          await store.append(s(`rider-${k}`), [ev('Moved')], { expectedRevision: 'no_stream' });
+        }
+        await store.append(s('idem-k0'), [ev('KeyClaimed')], { expectedRevision: 'no_stream' });
+        const whole = (await store.readAll({ after: base, filter: { streamPrefixes: prefixes } })).map((e) => `${e.streamId}:${e.type}`);
+        const partOf = (entry: string): number => streamPart(entry.slice(0, entry.indexOf(':')), prefixes, 4);
+        // This connection may answer from the events it appended; another reads them from the backend.
+        for (const reader of [store, await fixture.open()]) {
+          const read = async (parts: number[], maxCount?: number): Promise<string[]> =>
+            (await reader.readAll({ after: base, maxCount, filter: { streamPrefixes: prefixes, partition: { count: 4, parts } } })).map(
+              (e) => `${e.streamId}:${e.type}`,
+            );
+          const byPart = await Promise.all([0, 1, 2, 3].map((part) => read([part])));
+          byPart.forEach((events, part) => expect(events).toEqual(whole.filter((e) => partOf(e) === part)));
+          expect(byPart.flat()).toHaveLength(whole.length);
+          expect(byPart.filter((events) => events.length > 0).length).toBeGreaterThan(1);
+          for (const k of keys) {
+            expect(byPart.filter((events) => events.includes(`${s(`order-${k}`)}:Placed`) && events.includes(`${s(`rider-${k}`)}:Moved`))).toHaveLength(1);
+          }
+          expect(await read([1, 3])).toEqual(whole.filter((e) => [1, 3].includes(partOf(e))));
+          expect(await read([0, 1, 2], 5)).toEqual(whole.filter((e) => partOf(e) !== 3).slice(0, 5));
+        }
       });
     });
 

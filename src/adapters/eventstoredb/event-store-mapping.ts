@@ -15,6 +15,7 @@ import {
 } from '@eventstore/db-client';
 import {
   WrongExpectedRevisionError,
+  matchesFilter as matchesStreamFilter,
   type EventFilter,
   type ExpectedRevision,
   type RecordedEvent,
@@ -69,16 +70,12 @@ export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent
 }
 
 export function matchesFilter(e: RecordedEvent, filter: EventFilter | undefined): boolean {
-  const prefixes = filter?.streamPrefixes ?? [];
-  const types = filter?.eventTypes ?? [];
-  if (prefixes.length > 0 && !prefixes.some((p) => e.streamId.startsWith(p))) return false;
-  if (types.length > 0 && !types.includes(e.type)) return false;
-  return true;
+  return matchesStreamFilter(e.streamId, e.type, filter);
 }
 
 /**
  * The server-side filter for subscriptions: EventStoreDB takes one filter, so stream prefixes win
- * and event types (when both are given) are checked again on the client with matchesFilter.
+ * and event types (when both are given) and a partition are checked again on the client with matchesFilter.
  * Without a filter, system events are excluded on the server.
  */
 export function serverFilter(filter: EventFilter | undefined): Filter {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { EventFilter, RecordedEvent } from '../../ports/event-store.js';
+import { keyPart, type EventFilter, type RecordedEvent } from '../../ports/event-store.js';
 import type { EventTuple, RecentEvents } from './event-store-recent.js';
 
 /** Columns of `events` in the order every query selects them. */
@@ -117,6 +117,8 @@ export class PageReader {
     private readonly visibleHead: () => bigint | null = () => null,
     private readonly recent?: RecentEvents,
   ) {
+    // The port's hash of a stream key, for filters by partition (the key itself is cut in SQL).
+    db.function('key_part', { deterministic: true }, (key: unknown, count: unknown) => keyPart(String(key), Number(count)));
     this.headStatement = db.prepare('SELECT MAX(position) AS head FROM events');
     this.readPage = db.transaction((after: bigint, maxCount: number, filter?: EventFilter): Page => {
       const head = this.head();
@@ -169,11 +171,12 @@ function toPage(rows: EventTuple[], head: bigint, maxCount: number): Page {
 }
 
 /** SQL for a filter; the text depends only on the filter's shape, so statements are reusable. */
-function filterSql(filter?: EventFilter): { sql: string; params: string[] } {
+function filterSql(filter?: EventFilter): { sql: string; params: Array<string | number> } {
   let sql = '';
-  const params: string[] = [];
+  const params: Array<string | number> = [];
   const prefixes = filter?.streamPrefixes ?? [];
   const types = filter?.eventTypes ?? [];
+  const partition = filter?.partition;
   if (prefixes.length > 0) {
     sql += ` AND (${prefixes.map(() => 'substr(stream_id, 1, length(?)) = ?').join(' OR ')})`;
     for (const p of prefixes) params.push(p, p);
@@ -181,6 +184,14 @@ function filterSql(filter?: EventFilter): { sql: string; params: string[] } {
   if (types.length > 0) {
     sql += ` AND type IN (${types.map(() => '?').join(', ')})`;
     params.push(...types);
+  }
+  if (partition) {
+    // streamKey in SQL: the id after the first matching prefix (SQLite's substr counts characters, JavaScript's slice
+    // code units; both cut exactly the prefix).
+    const key = prefixes.length === 0 ? 'stream_id' : `CASE ${prefixes.map(() => 'WHEN substr(stream_id, 1, length(?)) = ? THEN substr(stream_id, length(?) + 1)').join(' ')} ELSE stream_id END`;
+    for (const p of prefixes) params.push(p, p, p);
+    sql += ` AND key_part(${key}, ?) IN (${partition.parts.map(() => '?').join(', ')})`;
+    params.push(partition.count, ...partition.parts);
   }
   return { sql, params };
 }

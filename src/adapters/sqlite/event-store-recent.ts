@@ -1,4 +1,4 @@
-import type { EventFilter } from '../../ports/event-store.js';
+import { matchesFilter, type EventFilter } from '../../ports/event-store.js';
 
 /** A row of EVENT_COLUMNS as an array (better-sqlite3's raw mode), in column order. */
 export type EventTuple = [position: number, streamId: string, revision: number, id: string, type: string, data: string, metadata: string, recordedAt: number];
@@ -61,14 +61,11 @@ export class RecentEvents {
     if (head <= after) return [];
     const last = this.first + this.rows.length - 1;
     if (this.rows.length === 0 || after + 1 < this.first || head > last) return undefined;
-    const prefixes = filter?.streamPrefixes ?? [];
-    const types = filter?.eventTypes ?? [];
     const out: EventTuple[] = [];
     for (let i = after + 1 - this.first, end = head - this.first; i <= end && out.length < maxCount; i++) {
       const row = this.rows[i];
       if (!row) continue;
-      if (prefixes.length > 0 && !prefixes.some((p) => row[1].startsWith(p))) continue;
-      if (types.length > 0 && !types.includes(row[4])) continue;
+      if (filter && !matchesFilter(row[1], row[4], filter)) continue;
       out.push(row);
     }
     return out;
