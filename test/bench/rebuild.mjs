@@ -88,4 +88,5 @@ console.log(
     `heap ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB)`,
 );
 await events.close();
-if (!values.keep) fs.rmSync(dir, { recursive: true, force: true });
+// With --keep the event file lives elsewhere and stays; the temporary directory goes either way.
+fs.rmSync(dir, { recursive: true, force: true });
