@@ -96,18 +96,14 @@ export class ReadModels {
         const upToHead = page.filter((e) => e.position <= head);
         // A page shorter than asked read everything there was up to the head.
         const through = upToHead.length < CATCH_UP_PAGE ? head : upToHead.at(-1)!.position;
-        if (worker) {
-          // The worker's documents up to the end of this page are written first.
-          const failure = await worker.importThrough(through, this.deps.store).then(
-            () => null,
-            (err: unknown) => ({ err }),
-          );
-          if (failure) {
-            this.deps.logger?.warn(failure, 'catch-up worker failed; the catch-up goes on without it');
-            void worker.close();
-            worker = null;
-            continue; // read this page again, whole: the runners skip what the worker already had written
-          }
+        // The worker's documents up to the end of this page are written first.
+        try {
+          await worker?.importThrough(through, this.deps.store);
+        } catch (err) {
+          this.deps.logger?.warn({ err }, 'catch-up worker failed; the catch-up goes on without it');
+          void worker?.close();
+          worker = null;
+          continue; // read this page again, whole: the runners skip what the worker already had written
         }
         for (const r of runners) {
           if (failed.has(r)) continue;
