@@ -2,7 +2,7 @@ import type { OrderView } from '../src/domain/order/state.js';
 import { foldOrderView, orderIdOf } from './order-view.js';
 import type { Projection } from './projection.js';
 
-/** What GET /v1/orders lists and filters on, plus the whole order to answer with. */
+/** What GET /v1/orders lists and filters on, the whole order to answer with, and its status timeline (tracking). */
 export interface OrderListEntry {
   id: string;
   partner_id: string;
@@ -11,6 +11,8 @@ export interface OrderListEntry {
   status: string;
   created_at: string;
   updated_at: string;
+  /** Each public status the order entered, in order of occurrence (GET /v1/orders/{id}/tracking). */
+  timeline: Array<{ status: string; at: string }>;
   order: OrderView;
 }
 
@@ -26,7 +28,10 @@ export const ordersList: Projection<OrderListEntry> = {
   documentId: (e) => orderIdOf(e.streamId, 'order-'),
   evolve: (doc, e) => ordersList.evolveAll!(doc, [e])!.doc,
   evolveAll(doc, events) {
-    const { view: order } = foldOrderView(doc?.order ?? null, events);
+    const { view: order, steps } = foldOrderView(doc?.order ?? null, events);
+    // Events that change no status (payment, rider assignment) add no entry.
+    const timeline = [...(doc?.timeline ?? [])];
+    for (const step of steps) if (timeline[timeline.length - 1]?.status !== step.status) timeline.push(step);
     const entry: OrderListEntry = {
       id: order.order_id,
       partner_id: order.partner_id,
@@ -35,6 +40,7 @@ export const ordersList: Projection<OrderListEntry> = {
       status: order.status,
       created_at: order.created_at,
       updated_at: order.updated_at,
+      timeline,
       order,
     };
     return { doc: entry, absorbed: events };

@@ -139,11 +139,12 @@ describe('embedded mode: order history, stream browser and the internal read-mod
     expect((await t.http.get('/internal/read-models/orders')).status).toBe(401);
     expect((await t.http.post('/internal/projections/nope/rebuild').set(admin)).status).toBe(404);
 
-    const before = (await t.http.get('/internal/read-models/tracking').set(admin)).body.data;
-    const rebuilt = await t.http.post('/internal/projections/tracking/rebuild').set(admin);
+    const before = (await t.http.get('/internal/read-models/rider_positions').set(admin)).body.data;
+    expect(before).toHaveLength(1); // the delivered order's rider sent a position
+    const rebuilt = await t.http.post('/internal/projections/rider-positions/rebuild').set(admin);
     expect(rebuilt.status).toBe(202);
-    expect(await t.service.services.readModels.catchUp('tracking')).toBe(true);
-    const after = (await t.http.get('/internal/read-models/tracking').set(admin)).body.data;
+    expect(await t.service.services.readModels.catchUp('rider-positions')).toBe(true);
+    const after = (await t.http.get('/internal/read-models/rider_positions').set(admin)).body.data;
     expect(after.map((d: { id: string; doc: unknown; versions: unknown }) => [d.id, d.doc, d.versions])).toEqual(
       before.map((d: { id: string; doc: unknown; versions: unknown }) => [d.id, d.doc, d.versions]),
     );
@@ -181,7 +182,7 @@ describe('audit verify and projections, embedded mode: a server process holds th
   it('when the served read models match the log, then verify prints a summary and exits 0', async () => {
     const r = await cli(env(), ['audit', 'verify', '--url', server.url]);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toMatch(/^audit verify OK: \d+ read models equal the replay \(log up to position \d+; documents: orders 3, tracking 3/m);
+    expect(r.stdout).toMatch(/^audit verify OK: \d+ read models equal the replay \(log up to position \d+; documents: orders 3, rider_positions 0/m);
     expect(r.code).toBe(0);
     const json = JSON.parse((await cli(env(), ['audit', 'verify', '--url', server.url, '--json'])).stdout);
     expect(json).toMatchObject({ ok: true, differences: [], behind: [] });
@@ -189,7 +190,7 @@ describe('audit verify and projections, embedded mode: a server process holds th
 
   it('when projections status and rebuild run, then they report each projection and the rebuilt model still verifies', async () => {
     const status = JSON.parse((await cli(env(), ['projections', 'status', '--url', server.url, '--json'])).stdout);
-    expect(status.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(['orders-list', 'tracking']));
+    expect(status.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(['orders-list', 'rider-positions']));
     expect((await cli(env(), ['projections', 'status', '--url', server.url])).stdout).toMatch(/^name\s+collection\s+position\s+checkpoint\s+head\s+lag/);
     const rebuilt = await cli(env(), ['projections', 'rebuild', 'orders-list', '--url', server.url]);
     expect(rebuilt.stderr).toBe('');
@@ -241,20 +242,22 @@ describe.skipIf(!mongoUrl)('audit verify, READ_STORE=mongodb (read straight from
   it('when nothing was touched, then verify passes; when a document is tampered with, then it fails naming it', async () => {
     const clean = await verify();
     expect(clean.stderr).toBe('');
-    expect(clean.stdout).toMatch(/audit verify OK: .*documents: orders 3, tracking 3.*served by MongoDB database/);
+    expect(clean.stdout).toMatch(/audit verify OK: .*documents: orders 3, rider_positions 0.*served by MongoDB database/);
     expect(clean.code).toBe(0);
 
     const db = client.db(dbName);
     await db.collection<{ _id: string }>('rm_orders').updateOne({ _id: ids[0]! }, { $set: { 'doc.status': 'delivered', 'doc.order.pricing.total': 1 } });
-    await db.collection<{ _id: string }>('rm_tracking').deleteOne({ _id: ids[1]! });
-    await db.collection<{ _id: string; seq: number; versions: Record<string, number>; doc: Record<string, unknown> }>('rm_tracking').insertOne({ _id: 'ord_forged', seq: 1, versions: { 'order-ord_forged': 0 }, doc: { status: 'placed' } });
+    await db.collection<{ _id: string }>('rm_orders').deleteOne({ _id: ids[1]! });
+    await db
+      .collection<{ _id: string; seq: number; versions: Record<string, number>; doc: Record<string, unknown> }>('rm_rider_positions')
+      .insertOne({ _id: 'ord_forged', seq: 1, versions: { 'rider-ord_forged': 0 }, doc: { order_id: 'ord_forged', location: { lat: 29, lng: 48, updated_at: '2026-01-01T00:00:00.000Z' } } });
     const tampered = await verify();
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toContain(`orders/${ids[0]}: differs`);
     expect(tampered.stdout).toContain('doc.status: replay "preparing", served "delivered"');
     expect(tampered.stdout).toMatch(/doc\.order\.pricing\.total: replay \d+, served 1/);
-    expect(tampered.stdout).toContain(`tracking/${ids[1]}: missing`);
-    expect(tampered.stdout).toContain('tracking/ord_forged: extra');
+    expect(tampered.stdout).toContain(`orders/${ids[1]}: missing`);
+    expect(tampered.stdout).toContain('rider_positions/ord_forged: extra');
     expect(tampered.stdout).toMatch(/audit verify FAILED: 3 difference\(s\) in 2 read model\(s\)/);
   });
 });

@@ -10,13 +10,13 @@ import type { OrderEvent } from '../../src/domain/order/events.js';
 import type { ReadModelStore, StoredDocument } from '../../src/ports/read-model-store.js';
 import type { AnyProjection } from '../../projections/index.js';
 import { ordersList } from '../../projections/orders-list.js';
-import { tracking } from '../../projections/tracking.js';
+import { riderPositions } from '../../projections/rider-positions.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { ReadModels } from '../../src/application/read-models.js';
 import { ev } from '../unit/order-fixtures.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 
-const PROJECTIONS = [ordersList, tracking] as unknown as AnyProjection[];
+const PROJECTIONS = [ordersList, riderPositions] as unknown as AnyProjection[];
 const WAIT_MS = 15_000;
 
 /** A read-model store that counts what the runner asks of it; `checkpoints: false` drops checkpoint writes (a crash before the batch was saved). */

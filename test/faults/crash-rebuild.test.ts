@@ -28,7 +28,7 @@ describe('kill -9 during a projection rebuild', () => {
       expect(res.status).toBe(201);
       ids.push(((await res.json()) as { data: { id: string } }).data.id);
     }
-    for (const name of ['orders-list', 'tracking']) {
+    for (const name of ['orders-list', 'rider-positions']) {
       const rebuild = await fetch(`${service.url}/internal/projections/${name}/rebuild`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(rebuild.status).toBe(202);
     }

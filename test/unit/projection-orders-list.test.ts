@@ -33,6 +33,7 @@ describe('orders-list projection', () => {
     expect(stored.doc.order).toEqual(order);
     expect(stored.doc).toEqual({
       id: order.order_id,
+      timeline: expect.any(Array),
       partner_id: order.partner_id,
       environment: order.environment,
       reference: order.reference,

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyEvents, type ProjectedEvent, type Projection } from '../../projections/projection.js';
 import { ordersList } from '../../projections/orders-list.js';
-import { tracking } from '../../projections/tracking.js';
+import { riderPositions } from '../../projections/rider-positions.js';
 import type { StoredDocument } from '../../src/ports/read-model-store.js';
 import { at, ev, history, TOTAL } from './order-fixtures.js';
 import { frozen, position, project, recorded } from './projection-fixtures.js';
@@ -36,7 +36,7 @@ function inPages<D>(projection: Projection<D>, events: ProjectedEvent[], sizes: 
 describe('read models applied a page at a time (catch-up)', () => {
   it.each([
     ['orders list', ordersList],
-    ['tracking', tracking],
+    ['rider positions', riderPositions],
   ] as const)('when the %s log is split into pages of any sizes, then the document, seq and versions are exactly the one-by-one result', (_name, projection) => {
     const events = log();
     const oneByOne = project(projection as Projection<unknown>, events);
@@ -50,8 +50,8 @@ describe('read models applied a page at a time (catch-up)', () => {
 
   it('when a page is applied again (a restart before the checkpoint), then nothing is written', () => {
     const events = log();
-    const done = frozen(applyEvents(tracking, null, events)!);
-    expect(applyEvents(tracking, done, events)).toBeNull();
+    const done = frozen(applyEvents(riderPositions, null, events)!);
+    expect(applyEvents(riderPositions, done, events)).toBeNull();
     expect(applyEvents(ordersList, frozen(applyEvents(ordersList, null, events)!), events.slice(3))).toBeNull();
   });
 });

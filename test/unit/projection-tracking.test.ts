@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderEvent } from '../../src/domain/order/events.js';
-import { rehydrate } from '../../src/domain/order/state.js';
 import { applyEvent, type ProjectedEvent } from '../../projections/projection.js';
-import { tracking, type TrackingDocument } from '../../projections/tracking.js';
+import { ordersList, type OrderListEntry } from '../../projections/orders-list.js';
+import { riderPositions } from '../../projections/rider-positions.js';
 import type { StoredDocument } from '../../src/ports/read-model-store.js';
-import { at, ev, history, RIDER, TOTAL } from './order-fixtures.js';
+import { at, ev, history, TOTAL } from './order-fixtures.js';
 import { frozen, position, project, recorded } from './projection-fixtures.js';
 
-const timeline = (events: OrderEvent[]) => project(tracking, recorded(events))!.doc.timeline;
+// Tracking reads two documents: the order's (status, rider, timeline) and its rider's newest position.
+const timeline = (events: OrderEvent[]) => project(ordersList, recorded(events))!.doc.timeline;
 const deliveredWithRefunds = [...history.cashDelivery.delivered, ev.refunded(500, 500, 8), ev.refunded(TOTAL - 500, TOTAL, 9)];
 
-describe('tracking projection: timeline', () => {
+describe('tracking: the timeline in the order document', () => {
   it('when a delivery order goes all the way, then each status it entered is listed once, in order, at the time it was entered', () => {
     // RiderAssigned (minute 4) changes no status, so it adds no entry.
     expect(timeline(history.cashDelivery.delivered)).toEqual([
@@ -47,89 +48,54 @@ describe('tracking projection: timeline', () => {
     ]);
   });
 
-  it('when projected, then status, fulfilment and the order follow the domain fold', () => {
-    for (const events of [deliveredWithRefunds, history.cashPickup.ready, history.card.paid]) {
-      const doc = project(tracking, recorded(events))!.doc;
-      const order = rehydrate(events).order!;
-      expect(doc).toMatchObject({ order_id: order.order_id, partner_id: order.partner_id, environment: order.environment, status: order.status, fulfilment: order.fulfilment });
-      expect(doc.order).toEqual(order);
+  it('when the events arrive one by one, in runs, or twice, then the timeline is the same', () => {
+    const events = recorded(deliveredWithRefunds);
+    const whole = project(ordersList, events)!.doc.timeline;
+    let twice: StoredDocument<OrderListEntry> | null = null;
+    for (const e of events) {
+      twice = frozen(applyEvent(ordersList, twice, e) ?? twice);
+      expect(applyEvent(ordersList, twice, e)).toBeNull();
     }
+    expect(twice!.doc.timeline).toEqual(whole);
+    const inRuns = ordersList.evolveAll!(ordersList.evolveAll!(null, events.slice(0, 4))!.doc, events.slice(4))!.doc.timeline;
+    expect(inRuns).toEqual(whole);
+    expect(whole.map((t) => t.status)).toEqual(['placed', 'confirmed', 'preparing', 'ready', 'out_for_delivery', 'delivered', 'partially_refunded', 'refunded']);
   });
 });
 
-describe('tracking projection: rider', () => {
-  it('when no rider is assigned, then rider is null; once assigned it is the rider, kept through delivery', () => {
-    const log = recorded(history.cashDelivery.delivered);
-    const riders = log.map((_, i) => project(tracking, log.slice(0, i + 1))!.doc.rider);
-    expect(riders.slice(0, 4)).toEqual([null, null, null, null]);
-    expect(riders.slice(4)).toEqual([RIDER, RIDER, RIDER]);
+describe('tracking: rider positions', () => {
+  it('when positions arrive, then the newest is the location, and versions follow the rider stream', () => {
+    const doc = project(riderPositions, [position(0, at(10), 29.1, 48.1), position(1, at(11), 29.2, 48.2)])!;
+    expect(doc.id).toBe('sbx_ord_1');
+    expect(doc.doc).toEqual({ order_id: 'sbx_ord_1', location: { lat: 29.2, lng: 48.2, updated_at: at(11) } });
+    expect(doc.versions).toEqual({ 'rider-sbx_ord_1': 1 });
   });
 
-  it('when a pickup order is followed, then there is never a rider', () => {
-    const log = recorded(history.cashPickup.completed);
-    for (let i = 1; i <= log.length; i++) expect(project(tracking, log.slice(0, i))!.doc.rider).toBeNull();
-  });
-
-  it('when a rider is reassigned, then the latest rider is shown', () => {
-    const other = { name: 'Omar', phone: '+96550003333', vehicle: 'car' };
-    const events = [ev.placed(), ev.accepted(), ev.rider(2), ev.rider(3, other)];
-    expect(project(tracking, recorded(events))!.doc.rider).toEqual(other);
-  });
-});
-
-describe('tracking projection: rider location', () => {
-  const placedDoc = () => project(tracking, recorded(history.cashDelivery.readyWithRider))!;
-
-  it('when positions arrive, then the newest is the location, and they change neither status nor timeline', () => {
-    const before = placedDoc();
-    const after = project(tracking, [position(0, at(10), 29.1, 48.1), position(1, at(11), 29.2, 48.2)], before)!;
-    expect(after.doc.location).toEqual({ lat: 29.2, lng: 48.2, updated_at: at(11) });
-    expect(after.doc.timeline).toEqual(before.doc.timeline);
-    expect(after.doc.status).toBe('ready');
-    expect(after.versions).toEqual({ 'order-sbx_ord_1': 4, 'rider-sbx_ord_1': 1 });
-  });
-
-  it('when a position taken earlier is recorded later, then the location keeps the later one', () => {
-    const doc = project(tracking, [position(0, at(11), 29.2, 48.2), position(1, at(10), 29.1, 48.1)], placedDoc())!;
-    expect(doc.doc.location).toEqual({ lat: 29.2, lng: 48.2, updated_at: at(11) });
+  it('when a position taken earlier is recorded later, then the location keeps the later one and nothing is written', () => {
+    const doc = frozen(project(riderPositions, [position(0, at(11), 29.2, 48.2)])!);
+    expect(applyEvent(riderPositions, doc, position(1, at(10), 29.1, 48.1))).toBeNull();
+    expect(project(riderPositions, [position(1, at(10), 29.1, 48.1)], doc)!.doc.location).toEqual({ lat: 29.2, lng: 48.2, updated_at: at(11) });
   });
 
   it('when a position is replayed or an older revision of the rider stream arrives, then nothing is written', () => {
-    const doc = frozen(project(tracking, [position(0, at(10)), position(1, at(11))], placedDoc())!);
-    expect(applyEvent(tracking, doc, position(1, at(11)))).toBeNull();
-    expect(applyEvent(tracking, doc, position(0, at(10)))).toBeNull();
+    const doc = frozen(project(riderPositions, [position(0, at(10)), position(1, at(11))])!);
+    expect(applyEvent(riderPositions, doc, position(1, at(11)))).toBeNull();
+    expect(applyEvent(riderPositions, doc, position(0, at(10)))).toBeNull();
   });
 
   it('when only the newest positions are left (bounded rider stream), then the location is the same as from all of them', () => {
     const all = Array.from({ length: 60 }, (_, i) => position(i, `2026-10-12T11:${String(i).padStart(2, '0')}:00.000Z`, 29 + i / 100));
-    const full = project(tracking, all, placedDoc())!;
-    const trimmed = project(tracking, all.slice(10), placedDoc())!;
+    const full = project(riderPositions, all)!;
+    const trimmed = project(riderPositions, all.slice(10))!;
     expect(trimmed.doc).toEqual(full.doc);
     expect(trimmed.versions).toEqual(full.versions);
     expect(full.seq - trimmed.seq).toBe(10);
   });
 
-  it('when order events follow a position, then the location is kept', () => {
-    const located = project(tracking, [position(0, at(10))], placedDoc())!;
-    const moving = project(tracking, recorded([...history.cashDelivery.delivered]), located)!;
-    expect(moving.doc.location).toEqual({ lat: 29.33, lng: 48.07, updated_at: at(10) });
-    expect(moving.doc.status).toBe('delivered');
-  });
-
-  it('when a position arrives for an order the projection has not seen, then no document is created', () => {
-    expect(applyEvent(tracking, null, position(0, at(10)))).toBeNull();
-  });
-});
-
-describe('tracking projection: replays', () => {
-  it('when every event (order and rider) is applied twice, then the document is what applying each once gives', () => {
-    const events: ProjectedEvent[] = [...recorded(history.cashDelivery.out_for_delivery), position(0, at(10)), position(1, at(11)), ...recorded(deliveredWithRefunds).slice(6)];
-    let twice: StoredDocument<TrackingDocument> | null = null;
-    for (const e of events) {
-      twice = frozen(applyEvent(tracking, twice, e) ?? twice);
-      expect(applyEvent(tracking, twice, e)).toBeNull();
-    }
-    expect(twice).toEqual(project(tracking, events));
-    expect(twice!.doc.timeline.map((t) => t.status)).toEqual(['placed', 'confirmed', 'preparing', 'ready', 'out_for_delivery', 'delivered', 'partially_refunded', 'refunded']);
+  it('when order events arrive, then they are not the rider projection\'s, and positions are not the order\'s', () => {
+    const order: ProjectedEvent[] = recorded(history.cashDelivery.readyWithRider);
+    expect(order.every((e) => applyEvent(riderPositions, null, e) === null)).toBe(true);
+    const placed = project(ordersList, order)!;
+    expect(applyEvent(ordersList, placed, position(0, at(10)))).toBeNull();
   });
 });

@@ -4,7 +4,7 @@ import type { OrderView } from '../../domain/order/state.js';
 import type { Query } from '../../ports/read-model-store.js';
 import type { Clock } from '../../shared/clock.js';
 import { ordersList, type OrderListEntry } from '../../../projections/orders-list.js';
-import { tracking, type TrackingDocument } from '../../../projections/tracking.js';
+import { riderPositions, type RiderPositionDocument } from '../../../projections/rider-positions.js';
 import type { ReadModels } from '../read-models.js';
 import type { PartnerContext } from './order-service.js';
 
@@ -55,20 +55,23 @@ export class OrderQueries {
   }
 
   async tracking(ctx: PartnerContext, orderId: string): Promise<Tracking> {
-    await this.deps.readModels.catchUp(tracking.name);
-    const stored = await this.deps.readModels.store.get<TrackingDocument>(tracking.collection, orderId);
+    const { readModels } = this.deps;
+    await Promise.all([readModels.catchUp(ordersList.name), readModels.catchUp(riderPositions.name)]);
+    const [stored, position] = await Promise.all([
+      readModels.store.get<OrderListEntry>(ordersList.collection, orderId),
+      readModels.store.get<RiderPositionDocument>(riderPositions.collection, orderId),
+    ]);
     const doc = stored?.doc;
     if (!doc || doc.partner_id !== ctx.partnerId || doc.environment !== ctx.environment) {
       throw new ApiError('order_not_found', `No order with id ${orderId}.`, { param: 'order_id' });
     }
+    const { order } = doc;
+    const location = position?.doc.location ?? null;
     const now = this.deps.clock.now().getTime();
     const rider =
-      doc.rider && RIDER_VISIBLE.has(doc.status)
-        ? {
-            ...doc.rider,
-            location: doc.location ? { ...doc.location, stale: now - Date.parse(doc.location.updated_at) > STALE_POSITION_MS } : null,
-          }
+      order.rider && RIDER_VISIBLE.has(order.status)
+        ? { ...order.rider, location: location ? { ...location, stale: now - Date.parse(location.updated_at) > STALE_POSITION_MS } : null }
         : null;
-    return { order_id: doc.order_id, status: doc.status, fulfilment: doc.fulfilment, timeline: doc.timeline, rider };
+    return { order_id: order.order_id, status: order.status, fulfilment: order.fulfilment, timeline: doc.timeline, rider };
   }
 }
