@@ -148,6 +148,16 @@ describe('POST /v1/orders: validation', () => {
     expect(res.body.error.param).toBe(param);
   });
 
+  it('when the phone is written with spaces, dashes or an extension, then the order holds it in E.164', async () => {
+    for (const phone of ['+965 5000-1234', '+96550001234 ext 12']) {
+      const res = await post(orderBody({ customer: { name: 'Sara', phone } }));
+      expect(res.status).toBe(201);
+      expect(res.body.data.customer.phone).toBe('+96550001234');
+    }
+    const text = await post(orderBody({ customer: { name: 'Sara', phone: '+965 5000 1234 call after 5' } }));
+    expect(text.body.error).toMatchObject({ code: 'validation_error', param: 'customer.phone' });
+  });
+
   it('when the Idempotency-Key is missing, too short or too long, then 400 validation_error', async () => {
     const missing = await t.http.post('/v1/orders').set(bearer(p.sandbox)).send(orderBody());
     expect(missing.status).toBe(400);

@@ -1,4 +1,4 @@
-import { isValidPhoneNumber, parsePhoneNumberWithError } from 'libphonenumber-js';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { z } from '../openapi/zod.js';
 import { Environment, IsoTimestamp } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
@@ -35,8 +35,13 @@ export const Location = z.object({ lat: z.number().min(-90).max(90), lng: z.numb
 export const Phone = z
   .string()
   .max(32)
-  .refine((v) => v.startsWith('+') && isValidPhoneNumber(v), 'must be a valid phone number in international format, e.g. +96550000000')
-  .transform((v) => parsePhoneNumberWithError(v).number as string)
+  .transform((v, ctx) => {
+    // One parse gives both the check and the normalised number (the same parse isValidPhoneNumber makes).
+    const phone = v.startsWith('+') ? parsePhoneNumberFromString(v, { extract: false }) : undefined;
+    if (phone?.isValid()) return phone.number as string;
+    ctx.issues.push({ code: 'custom', message: 'must be a valid phone number in international format, e.g. +96550000000', input: v });
+    return z.NEVER;
+  })
   .openapi({ example: '+96550001234', description: 'International format (E.164 after normalisation).' });
 
 export const PlaceOrderBody = z
