@@ -71,7 +71,8 @@ describe('secrets never reach the log', () => {
     expect((await api.get('/v1/ping').set(bearer(a.live))).status).toBe(200);
     expect((await api.get('/v1/ping').set(bearer(a.sandbox))).status).toBe(200);
     expect((await api.get('/v1/ping')).status).toBe(401);
-    for (const header of [`Bearer ${a.live.slice(0, -1)}x`, `bearer ${a.live}`, `Basic ${Buffer.from(`u:${a.live}`).toString('base64')}`, a.live, `Bearer ${a.live} extra`, `Bearer  ${a.sandbox}`]) {
+    // The last character changed (to x, or to y when it is already x: 1 key in 62).
+    for (const header of [`Bearer ${a.live.slice(0, -1)}${a.live.endsWith('x') ? 'y' : 'x'}`, `bearer ${a.live}`, `Basic ${Buffer.from(`u:${a.live}`).toString('base64')}`, a.live, `Bearer ${a.live} extra`, `Bearer  ${a.sandbox}`]) {
       expect((await api.get('/v1/ping').set('Authorization', header)).status, header.slice(0, 12)).toBe(401);
     }
     expect((await api.get('/v1/orders').set(bearer(narrow.sandbox))).status).toBe(403);
