@@ -54,6 +54,15 @@ function buildRouter(routes: RouteSpec[]): Router.Instance<Router.HTTPVersion.V1
 // body-parser leaves req.body undefined when the request carried no body at all.
 const hasBody = (req: Request): boolean => req.body !== undefined;
 
+/** The request body as the route's schema gives it (undefined when it takes none). */
+function validBody(route: RouteSpec, req: Request): unknown {
+  const schema = route.request?.body;
+  if (!schema) return undefined;
+  if (hasBody(req)) return parseOrThrow(schema, req.body, 'body');
+  if (!route.request?.bodyOptional) throw new ApiError('validation_error', 'A JSON request body is required.', { param: 'body' });
+  return undefined;
+}
+
 /**
  * One function that routes a request and runs its route: auth, rate limit, scope, validation,
  * handler, envelope. Express's router would cost a layer dispatch per route tried; find-my-way is
@@ -84,21 +93,16 @@ export function routeDispatcher(routes: RouteSpec[], options: MountOptions, unro
     const params = request.params ? parseOrThrow(request.params, raw, 'path') : raw;
     const query = request.query ? parseOrThrow(request.query, req.query ?? {}, 'query') : {};
     const headers = request.headers ? parseOrThrow(request.headers, req.headers, 'header') : {};
-    let body: unknown = undefined;
-    if (request.body) {
-      if (hasBody(req)) body = parseOrThrow(request.body, req.body, 'body');
-      else if (!request.bodyOptional) throw new ApiError('validation_error', 'A JSON request body is required.', { param: 'body' });
-    }
-    const result = await route.handler({
+    const ctx = {
       params,
       query,
-      body,
       headers: headers as Record<string, string | undefined>,
       principal: principal as Principal,
       requestId: res.locals.requestId as string,
       req,
       res,
-    });
+    };
+    const result = (route.beforeBody && (await route.beforeBody(ctx))) || (await route.handler({ ...ctx, body: validBody(route, req) }));
     if (result.headers) for (const name in result.headers) res.setHeader(name, result.headers[name]!);
     const status = result.status ?? 200;
     if (result.raw) {

@@ -61,6 +61,13 @@ export interface RouteSpec<P = any, Q = any, B = any> {
   responses: Record<number, ResponseSpec>;
   /** Error codes this route can answer with besides the common ones; used for the OpenAPI document. */
   errors?: number[];
+  /**
+   * Runs after authentication, the rate limit, the scope and the path, query and header checks, and
+   * before the body is validated; an answer it returns is the route's (no body validation, no
+   * handler). For answers that need no second validation of a body already validated: an
+   * idempotent retry. Undefined: the request goes on as usual.
+   */
+  beforeBody?: (ctx: Omit<HandlerContext<P, Q, unknown>, 'body'>) => Promise<RouteResult | undefined>;
   handler: (ctx: HandlerContext<P, Q, B>) => Promise<RouteResult> | RouteResult;
 }
 

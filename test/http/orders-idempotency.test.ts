@@ -48,6 +48,33 @@ describe('POST /v1/orders: idempotency', () => {
     expect(await t.stores.events.headPosition()).toBe(before);
   });
 
+  it('when a retry carries the very same JSON, then it is answered as a replay; any other body with the key is validated and checked again', async () => {
+    const key = newKey();
+    const body = orderBody();
+    const first = await post(key, body);
+    // The retry is known by the bytes the first request sent (supertest sends JSON.stringify of the body).
+    const ctx = { actor: 'partner' as const, partnerId: p.id, environment: 'sandbox' as const };
+    expect((await t.service.services.orders.replay(ctx, key, JSON.stringify(body)))?.order_id).toBe(first.body.data.id);
+    expect(await t.service.services.orders.replay(ctx, key, JSON.stringify(body, null, 1))).toBeNull();
+    expect(await t.service.services.orders.replay({ ...ctx, environment: 'live' }, key, JSON.stringify(body))).toBeNull();
+    for (let i = 0; i < 2; i++) {
+      const again = await post(key, body);
+      expect([again.status, again.headers['idempotent-replayed'], again.body.data.id]).toEqual([200, 'true', first.body.data.id]);
+    }
+    const before = await t.stores.events.headPosition();
+    for (let i = 0; i < 2; i++) {
+      const conflict = await post(key, { ...body, reference: 'another' });
+      expect([conflict.status, conflict.body.error.code]).toEqual([409, 'idempotency_conflict']);
+    }
+    const invalid = await post(key, { ...body, tip: -1 });
+    expect([invalid.status, invalid.body.error.code, invalid.body.error.param]).toEqual([400, 'validation_error', 'tip']);
+    expect(await t.stores.events.headPosition()).toBe(before);
+    // The same key and body from the other environment is another request: a new order.
+    const live = await post(key, body, p.live);
+    expect(live.status).toBe(201);
+    expect(live.body.data.id).not.toBe(first.body.data.id);
+  });
+
   it('when the same key is used by the other environment or another partner, then they do not collide', async () => {
     const key = newKey();
     const sandbox = await post(key, orderBody());

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import type { EventStore } from '../../src/ports/event-store.js';
-import { IdempotencyKeys, idempotencyStream, requestHash } from '../../src/application/orders/idempotency.js';
+import { IdempotencyKeys, idempotencyStream, MAX_REMEMBERED_BODY, requestHash } from '../../src/application/orders/idempotency.js';
 
 let dir: string;
 let stores: SqliteEventStore[];
@@ -128,6 +128,49 @@ describe('IdempotencyKeys', () => {
       expect(() => keys.assertSameBody(theirs, body)).toThrow(expect.objectContaining({ code: 'idempotency_conflict' }));
       expect(() => keys.assertSameBody(theirs, other)).not.toThrow();
     }
+  });
+
+  it('knows a retry only by a body text remembered for the kept claim: never from the store, never across keys', async () => {
+    const { store, counter } = countingReads(here);
+    const keys = new IdempotencyKeys(store);
+    const text = JSON.stringify({ store_id: 'st_1', items: [{ item_id: 'a', quantity: 2 }] });
+    expect(keys.retry(stream('key-0007'), text)).toBeNull();
+    const { claim } = await keys.claim(stream('key-0007'), { request_hash: 'h7', order_id: 'sbx_7' }, meta);
+    // Claimed, but no body was validated and matched to it yet.
+    expect(keys.retry(stream('key-0007'), text)).toBeNull();
+    keys.remember(claim, text);
+    expect(keys.retry(stream('key-0007'), text)).toBe(claim);
+    // Any other text, even the same data with its keys in another order, is validated and hashed again.
+    expect(keys.retry(stream('key-0007'), JSON.stringify({ items: [{ item_id: 'a', quantity: 2 }], store_id: 'st_1' }))).toBeNull();
+    expect(keys.retry(stream('key-0008'), text)).toBeNull();
+    // A key claimed by another process is not assumed to be a retry of anything.
+    await new IdempotencyKeys(other).claim(stream('key-0009'), { request_hash: 'h9', order_id: 'sbx_9' }, meta);
+    expect(keys.retry(stream('key-0009'), text)).toBeNull();
+    expect(counter.reads).toBe(0);
+  });
+
+  it('remembers no body text longer than MAX_REMEMBERED_BODY: its retries are validated and hashed each time', async () => {
+    const keys = new IdempotencyKeys(here);
+    const { claim } = await keys.claim(stream('key-000f'), { request_hash: 'hf', order_id: 'sbx_f' }, meta);
+    const long = JSON.stringify({ reference: 'r'.repeat(MAX_REMEMBERED_BODY) });
+    keys.remember(claim, long);
+    expect(keys.retry(stream('key-000f'), long)).toBeNull();
+    const short = JSON.stringify({ reference: 'r'.repeat(MAX_REMEMBERED_BODY - 20) });
+    keys.remember(claim, short);
+    expect(keys.retry(stream('key-000f'), short)).toBe(claim);
+  });
+
+  it('forgets a remembered body with its claim when the claim leaves the bounded cache', async () => {
+    const keys = new IdempotencyKeys(here, 1);
+    const text = '{"store_id":"st_1"}';
+    const first = (await keys.claim(stream('key-000d'), { request_hash: 'hd', order_id: 'sbx_d' }, meta)).claim;
+    keys.remember(first, text);
+    expect(keys.retry(stream('key-000d'), text)).toBe(first);
+    await keys.claim(stream('key-000e'), { request_hash: 'he', order_id: 'sbx_e' }, meta);
+    expect(keys.retry(stream('key-000d'), text)).toBeNull();
+    // Read from the store again, it is a claim like any other: its body is checked again before it is remembered.
+    expect(await keys.find(stream('key-000d'))).toEqual({ request_hash: 'hd', order_id: 'sbx_d' });
+    expect(keys.retry(stream('key-000d'), text)).toBeNull();
   });
 
   it('keeps a bounded number of claims: the least recently used is read from the store again', async () => {

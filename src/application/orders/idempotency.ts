@@ -47,6 +47,11 @@ function canonicalJson(value: unknown): string {
 
 /** Claims kept per process by default (about 200 bytes each). */
 export const DEFAULT_KEPT_CLAIMS = 10_000;
+/**
+ * Longest body remembered with a claim, in bytes (an order is about 1 KB): a longer body's retries
+ * are validated and hashed each time, and the kept claims hold no more than 80 MB of bodies.
+ */
+export const MAX_REMEMBERED_BODY = 8_192;
 
 export class IdempotencyKeys {
   /**
@@ -55,7 +60,7 @@ export class IdempotencyKeys {
    * only a key never seen here (or evicted) is read from the store.
    */
   private readonly kept: LRUCache<string, Claim> | undefined;
-  /** The JSON text of the last body found to match a claim (dropped with the claim). */
+  /** Per kept claim, the last request body (as received) found to match it (dropped with the claim). */
   private readonly matched = new WeakMap<Claim, string>();
 
   constructor(
@@ -75,15 +80,25 @@ export class IdempotencyKeys {
   }
 
   /**
-   * Throws idempotency_conflict unless `body` (JSON data: the validated request) hashes to the
-   * claim's request hash. A body whose JSON text is that of the last body found to match is the
-   * same data, so it has the same canonical form and hash: a replay is then not hashed again.
+   * The claim of a retry: `received` (a request body's bytes as received, before parsing) is a
+   * body this process already validated and found to match the kept claim of `stream`. Parsing and
+   * validation are pure functions of those bytes, so the request is the same one again: it needs
+   * neither validating nor hashing. Null when that is not known here (this never reads the store):
+   * the caller then validates the body and checks it with `assertSameBody`.
    */
+  retry(stream: string, received: string): Claim | null {
+    const claim = this.kept?.get(stream);
+    return claim !== undefined && this.matched.get(claim) === received ? claim : null;
+  }
+
+  /** Throws idempotency_conflict unless `body` (JSON data: the validated request) hashes to the claim's request hash. */
   assertSameBody(claim: Claim, body: unknown): void {
-    const text = JSON.stringify(body);
-    if (this.matched.get(claim) === text) return;
     assertSameRequest(claim, requestHash(body));
-    this.matched.set(claim, text);
+  }
+
+  /** `received` was validated and matched `claim` (a claim won with it, or checked by `assertSameBody`): see `retry`. */
+  remember(claim: Claim, received: string): void {
+    if (received.length <= MAX_REMEMBERED_BODY) this.matched.set(claim, received);
   }
 
   private keep(stream: string, claim: Claim): Claim {

@@ -54,15 +54,27 @@ export class OrderService {
   private now = (): string => this.deps.clock.now().toISOString();
 
   /**
+   * A retry of a placement whose body this process has already validated and matched to the key
+   * (`received`: the body's bytes as received): the order as it is now, without validating the body
+   * again. Null when that is not known here, or the order is not there yet (a crash, or the first
+   * request still working): the caller then validates the body and calls `place`.
+   */
+  async replay(ctx: PartnerContext, idempotencyKey: string, received: string): Promise<OrderView | null> {
+    const claim = this.keys.retry(idempotencyStream(ctx.environment, ctx.partnerId, idempotencyKey), received);
+    return claim ? (await this.orders.load(claim.order_id)).state.order : null;
+  }
+
+  /**
    * Idempotent placement. A replay (same key, same body) answers with the order as it is now and
    * never re-validates; a different body is a conflict; a claim left without an order (a crash, or a
    * concurrent request still working) is completed by whichever request gets to append the order.
    */
-  async place(ctx: PartnerContext, idempotencyKey: string, input: PlaceOrderInput): Promise<OrderResult & { created: boolean }> {
+  async place(ctx: PartnerContext, idempotencyKey: string, input: PlaceOrderInput, received?: string): Promise<OrderResult & { created: boolean }> {
     const stream = idempotencyStream(ctx.environment, ctx.partnerId, idempotencyKey);
     let claim = await this.keys.find(stream);
     if (claim) {
       this.keys.assertSameBody(claim, input);
+      if (received !== undefined) this.keys.remember(claim, received);
       const existing = await this.orders.load(claim.order_id);
       if (existing.state.order) return { order: existing.state.order, created: false };
     }
@@ -80,6 +92,7 @@ export class OrderService {
       });
       claim = result.claim;
       assertSameRequest(claim, hash);
+      if (received !== undefined) this.keys.remember(claim, received);
       newStream = result.won;
       order.order_id = claim.order_id;
     }

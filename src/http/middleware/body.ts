@@ -10,9 +10,23 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 export const hasBodyHeaders = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 
+/**
+ * A JSON request's body exactly as received: its bytes, one character each (latin1, so different
+ * bytes are never the same text). Equal texts are the same request, whatever the charset; nothing
+ * in it is parsed (routes compare it: an idempotent retry).
+ */
+export const receivedBody = (res: Response): string | undefined => res.locals.receivedBody as string | undefined;
+
 /** JSON bodies only, up to `limit` bytes. A body of any other type is a 415, not silently ignored. */
 export function jsonBody(limit: number) {
-  const parse = express.json({ limit, strict: true, type: 'application/json' });
+  const parse = express.json({
+    limit,
+    strict: true,
+    type: 'application/json',
+    verify: (_req, res, bytes) => {
+      (res as Response).locals.receivedBody = bytes.toString('latin1');
+    },
+  });
   return (req: Request, res: Response, next: NextFunction): void => {
     const length = Number(req.headers['content-length'] ?? 0);
     const carriesBody = length > 0 || req.headers['transfer-encoding'] !== undefined;

@@ -1,10 +1,12 @@
 import { z } from '../openapi/zod.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, type RouteResult } from '../route.js';
 import type { OrderService, PartnerContext } from '../../application/orders/order-service.js';
 import type { Principal } from '../../application/key-resolver.js';
 import { toPublicOrder } from '../presenters/order.js';
+import { receivedBody } from '../middleware/body.js';
 import { CancelOrderBody, IdempotencyHeaders, OrderIdParams, OrderSchema, PaymentLinkSchema, PlaceOrderBody } from '../schemas/order.js';
 import { toMajor } from '../../domain/money.js';
+import type { OrderView } from '../../domain/order/state.js';
 
 export function partnerContext(principal: Principal, requestId: string): PartnerContext {
   return { actor: 'partner', partnerId: principal.partner.id, environment: principal.key.environment, requestId };
@@ -13,6 +15,8 @@ export function partnerContext(principal: Principal, requestId: string): Partner
 const replayedHeader = {
   'Idempotent-Replayed': { description: '`true` when this answer replays an earlier request with the same key.', schema: z.literal('true'), required: true },
 };
+
+const replayed = (order: OrderView): RouteResult => ({ status: 200, data: toPublicOrder(order), headers: { 'Idempotent-Replayed': 'true' } });
 
 export function orderRoutes(deps: { orders: OrderService }) {
   return [
@@ -31,12 +35,18 @@ export function orderRoutes(deps: { orders: OrderService }) {
         200: { description: 'Replay of an earlier request with this key.', data: OrderSchema, headers: replayedHeader },
       },
       errors: [404, 409, 422],
-      handler: async ({ principal, requestId, body, headers }) => {
+      // A retry of a body already validated and matched to this key (the same bytes) is answered
+      // from the order as it is now, without validating the body again.
+      beforeBody: async ({ principal, requestId, headers, res }) => {
+        const received = receivedBody(res);
+        if (received === undefined) return undefined;
+        const order = await deps.orders.replay(partnerContext(principal, requestId), headers['idempotency-key']!, received);
+        return order ? replayed(order) : undefined;
+      },
+      handler: async ({ principal, requestId, body, headers, res }) => {
         const ctx = partnerContext(principal, requestId);
-        const result = await deps.orders.place(ctx, headers['idempotency-key']!, body);
-        return result.created
-          ? { status: 201, data: toPublicOrder(result.order) }
-          : { status: 200, data: toPublicOrder(result.order), headers: { 'Idempotent-Replayed': 'true' } };
+        const result = await deps.orders.place(ctx, headers['idempotency-key']!, body, receivedBody(res));
+        return result.created ? { status: 201, data: toPublicOrder(result.order) } : replayed(result.order);
       },
     }),
     defineRoute({
