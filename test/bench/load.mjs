@@ -1,7 +1,8 @@
 // autocannon runs with a warm-up. Every answer is checked against the expected status: a
 // throughput of 404s or 429s would be a figure about the wrong thing, so those are counted and the
 // scenario fails. With `pid`, the CPU the server process used during the measured run is reported
-// too (a server below ~100% of one core is not the bottleneck: the client or the disk is).
+// too (a server below ~100% of one core is not the bottleneck: the client or the disk is), and the
+// CPU of this process, where autocannon runs.
 import fs from 'node:fs';
 import autocannon from 'autocannon';
 
@@ -58,10 +59,12 @@ export async function load(baseUrl, request, { seconds, amount, warmupSeconds = 
   };
   const warm = warmupSeconds > 0 ? await once({ ...base, duration: warmupSeconds }) : null;
   const cpuBefore = cpuSeconds(pid);
+  const clientBefore = process.cpuUsage();
   const started = performance.now();
   const result = await once({ ...base, ...(amount ? { amount } : { duration: seconds }) });
   const elapsed = (performance.now() - started) / 1000;
   const cpu = (cpuSeconds(pid) - cpuBefore) / elapsed;
+  const client = process.cpuUsage(clientBefore);
   const good = result.statusCodeStats?.[String(expect)]?.count ?? 0;
   const codes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([c, s]) => [c, s.count]));
   return {
@@ -76,6 +79,8 @@ export async function load(baseUrl, request, { seconds, amount, warmupSeconds = 
     latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
     bytesPerAnswer: result.requests.total > 0 ? result.throughput.total / result.requests.total : 0,
     serverCpu: cpu,
+    // autocannon runs in this process: near 100% of one core, the client is the bottleneck.
+    clientCpu: (client.user + client.system) / 1e6 / elapsed,
     warmup: warm ? { completed: warm.statusCodeStats?.[String(expect)]?.count ?? 0, seconds: warm.duration } : { completed: 0, seconds: 0 },
   };
 }

@@ -123,7 +123,8 @@ if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronou
   }
   rows.unshift({
     id: 'bare', scenario: 'bare Express 5, GET / -> {"ok":true}', value: bareRps, unit: 'req/s', ratio: 1, target: 'baseline', pass: null,
-    note: `measured first (${Math.round(bareBefore.rps).toLocaleString('en')} req/s) and last (${Math.round(bareAfter.rps).toLocaleString('en')} req/s); ratios use the higher`,
+    note: `measured first (${Math.round(bareBefore.rps).toLocaleString('en')} req/s) and last (${Math.round(bareAfter.rps).toLocaleString('en')} req/s); ratios use the higher; ` +
+      `bare Express CPU ${Math.round(bareBefore.serverCpu * 100)}% and load generator CPU ${Math.round(bareBefore.clientCpu * 100)}% of one core (first run)`,
   });
 
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;

@@ -48,7 +48,10 @@ export async function ping(ctx) {
 /**
  * The large menu. Next to it, the same bytes from a bare Express handler (a static buffer): the
  * most this stack and this client can do for a response of that size. It does not change the
- * target (40% of the small bare answer); it tells how much of a miss is the size alone.
+ * target (40% of the small bare answer); it tells how much of a miss is the size alone. Then the
+ * same length in ASCII: autocannon turns every answer into a string (UTF-8 decoding, far slower for
+ * the menu's Arabic text), so the two together, with the client's CPU, show when the load
+ * generator rather than the service sets the figure.
  */
 export async function menu(ctx) {
   const path = `/v1/stores/${LARGE_STORE_ID}/menu`;
@@ -59,20 +62,26 @@ export async function menu(ctx) {
   fs.writeFileSync(blobFile, body);
   const blob = await startBareExpress({ blobFile });
   let ceiling;
+  let ascii;
   try {
     ceiling = await load(blob.url, { path: '/blob' }, { ...ctx.timing, pid: blob.pid });
+    ascii = await load(blob.url, { path: '/blob-ascii' }, { ...ctx.timing, pid: blob.pid });
   } finally {
     await blob.stop();
   }
   ctx.raw.menu_bytes_ceiling = ceiling;
+  ctx.raw.menu_ascii_ceiling = ascii;
   // The judged row asks without Accept-Encoding (the menu as is, as every scenario has since the
   // start). Most HTTP clients ask for gzip; that figure is shown next to it, not judged.
   const result = await ratioScenario(ctx, 'menu', `GET /v1/stores/{id}/menu (${ctx.largeMenu.items} items)`, path, 0.4);
   await waitIdle(ctx.pid);
   const gzip = await load(ctx.url, { path, headers: { ...bearer(ctx.key), 'accept-encoding': 'gzip' } }, { ...ctx.timing, pid: ctx.pid });
   ctx.raw.menu_gzip = gzip;
+  const clientCpu = (r) => `${Math.round(r.clientCpu * 100)}%`;
   result.note = notes(result.note, `response ${Math.round(body.length / 1024)} KB; bare Express sending the same bytes from memory: ` +
     `${Math.round(ceiling.rps)} req/s (the service reaches ${Math.round((result.value / ceiling.rps) * 100)}% of that)`,
+    `the same length in ASCII: ${Math.round(ascii.rps)} req/s, ${Math.round((ascii.rps / ctx.bareRps) * 100)}% of bare`,
+    `load generator CPU (one core = 100%): menu ${clientCpu(ctx.raw.menu)}, same bytes ${clientCpu(ceiling)}, ASCII ${clientCpu(ascii)}`,
     `not judged: with Accept-Encoding: gzip (${Math.round(gzip.bytesPerAnswer / 1024)} KB answers) ${Math.round(gzip.rps)} req/s, ` +
     `${Math.round((gzip.rps / ctx.bareRps) * 100)}% of bare${gzip.bad ? `, ${gzip.bad} bad answers` : ''}`);
   return result;
