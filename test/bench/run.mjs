@@ -7,7 +7,7 @@
 //   npm run bench -- --quick           smoke run (a few seconds per scenario; not comparable)
 //   npm run bench -- --only ping,menu  some scenarios (ids: see SCENARIOS below)
 //   npm run bench -- --cpu-prof        also profile every service process (node --cpu-prof) and summarise
-//   npm run bench -- --probe           diagnosis: time the service's log syncs and event-loop delay (sync-probe.mjs)
+//   npm run bench -- --probe           diagnosis: time the services' log syncs and event-loop delay (sync-probe.mjs)
 //   npm run bench -- --synchronous NORMAL   diagnosis: order rows at NORMAL (shown, not judged)
 import fs from 'node:fs';
 import os from 'node:os';
@@ -60,9 +60,17 @@ try {
   log(`bare: ${Math.round(bareBefore.rps)} req/s`);
 
   const profileDir = path.join(tmp, 'profiles');
-  const nodeArgsFor = (name) => (values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);
-  const probeFile = values.probe ? path.join(tmp, 'probe.jsonl') : undefined;
-  const ctx = { nodeArgsFor, probeFile, timing: TIMING, bareRps: bareBefore.rps, raw: { bare_before: bareBefore }, ordersPlaced: 0, createRps: NaN, synchronous: values.synchronous };
+  // --probe: every service process loads sync-probe.mjs, which writes to BENCH_PROBE_DIR (inherited).
+  const probeDir = values.probe ? path.join(tmp, 'probe') : undefined;
+  if (probeDir) {
+    fs.mkdirSync(probeDir);
+    process.env.BENCH_PROBE_DIR = probeDir;
+  }
+  const nodeArgsFor = (name) => [
+    ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []),
+    ...(probeDir ? ['--import', path.join(ROOT, 'test/bench/sync-probe.mjs')] : []),
+  ];
+  const ctx = { nodeArgsFor, probeDir, timing: TIMING, bareRps: bareBefore.rps, raw: { bare_before: bareBefore }, ordersPlaced: 0, createRps: NaN, synchronous: values.synchronous };
 if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronous is FULL or NORMAL');
   const needsService = SCENARIOS.slice(0, 7).some(wanted);
   if (needsService) {
@@ -76,8 +84,8 @@ if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronou
     ctx.adminToken = randomBytes(24).toString('hex');
     const svc = await startService({
       dataDir: ctx.dataDir,
-      env: { ADMIN_TOKEN: ctx.adminToken, SQLITE_SYNCHRONOUS: ctx.synchronous, ...(probeFile ? { BENCH_PROBE_FILE: probeFile } : {}) },
-      nodeArgs: [...nodeArgsFor('service'), ...(probeFile ? ['--import', path.join(ROOT, 'test/bench/sync-probe.mjs')] : [])],
+      env: { ADMIN_TOKEN: ctx.adminToken, SQLITE_SYNCHRONOUS: ctx.synchronous },
+      nodeArgs: nodeArgsFor('service'),
     });
     ctx.url = svc.url;
     ctx.pid = svc.pid;

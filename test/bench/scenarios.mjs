@@ -9,7 +9,7 @@ import { openLoop } from './open-loop.mjs';
 import { row } from './report.mjs';
 import { bearer, freshKey, orderBody, orderWithHistory, placeOrder } from './orders.mjs';
 import { LARGE_STORE_ID } from './large-catalog.mjs';
-import { probeSummary } from './sync-probe.mjs';
+import { probeNote, probeSummary } from './probe-report.mjs';
 
 const SEARCH = '/v1/search?q=shawarma&lat=29.3349&lng=48.0878';
 
@@ -139,16 +139,14 @@ export async function create500(ctx) {
   await waitIdle(ctx.pid);
   const from = Date.now();
   const r = await openLoop(ctx.url, steady, { rate: 500, seconds: ctx.timing.seconds, expect: 201, pid: ctx.pid });
-  const probe = probeSummary(ctx.probeFile, from, Date.now());
+  const probe = probeSummary(ctx.probeDir, ctx.pid, from, Date.now());
   ctx.raw.create_500 = { ...r, probe };
   ctx.ordersPlaced += r.completed;
   const achieved = r.completed / r.seconds;
   return row('create_p99_500', `POST /v1/orders at a steady 500/s, synchronous=${ctx.synchronous}: p99`, {
     value: r.latency.p99, unit: 'ms', target: '<= 25 ms',
     pass: ctx.synchronous !== 'FULL' ? null : r.bad === 0 && r.latency.p99 <= 25 && achieved >= 475,
-    note: notes(badNote(r, 201), `achieved ${Math.round(achieved)} orders/s`, `p50 ${r.latency.p50} ms, p90 ${r.latency.p90} ms, max ${r.latency.max} ms`, cpuNote(r),
-      probe ? `probe over ${probe.seconds} s: log syncs p50 ${probe.sync_p50_median} ms and p99 ${probe.sync_p99_median} ms (medians of the seconds), ` +
-        `longest ${probe.sync_max} ms; event-loop delay p99 ${probe.loop_delay_p99_median} ms (median), longest ${probe.loop_delay_max} ms` : ''),
+    note: notes(badNote(r, 201), `achieved ${Math.round(achieved)} orders/s`, `p50 ${r.latency.p50} ms, p90 ${r.latency.p90} ms, max ${r.latency.max} ms`, cpuNote(r), probeNote(probe)),
   });
 }
 

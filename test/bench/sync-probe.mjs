@@ -1,13 +1,16 @@
-// Diagnosis only (`npm run bench -- --probe`): preloaded into the service with `node --import`,
-// it times every fdatasync (the event store's log syncs: an acknowledged order waits for one) and
-// the event loop's delay, and appends one JSON line per second to BENCH_PROBE_FILE. The bench reads
-// the seconds of a measured run back (probeSummary), to tell a slow disk from a busy event loop.
+// Diagnosis only (`npm run bench -- --probe`): preloaded into a service with `node --import`, it
+// times every fdatasync (the event store's log syncs: an acknowledged order waits for one) and the
+// event loop's delay, and appends one JSON line per second to probe-<pid>.jsonl in BENCH_PROBE_DIR.
+// The bench reads the seconds of a measured run back (probe-report.mjs), to tell a slow disk from
+// a busy event loop.
 import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
+import { probeFile } from './probe-report.mjs';
 
-const file = process.env.BENCH_PROBE_FILE;
-if (isMainThread && file) {
+const dir = process.env.BENCH_PROBE_DIR;
+if (isMainThread && dir) {
+  const file = probeFile(dir, process.pid);
   const fdatasync = fs.fdatasync;
   let syncs = [];
   fs.fdatasync = function timed(fd, callback) {
@@ -27,23 +30,4 @@ if (isMainThread && file) {
     syncs = [];
     delay.reset();
   }, 1000).unref();
-}
-
-/** The probe's seconds within [from, to] (epoch ms), summarised; null without a probe file. */
-export function probeSummary(probeFile, from, to) {
-  if (!probeFile || !fs.existsSync(probeFile)) return null;
-  const seconds = fs.readFileSync(probeFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((s) => s.t > from && s.t <= to + 1000);
-  if (seconds.length === 0) return null;
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const worst = (xs) => Math.max(...xs);
-  const r = (ms) => Math.round(ms * 10) / 10;
-  return {
-    seconds: seconds.length,
-    sync_p50_median: r(median(seconds.map((s) => s.sync_p50))),
-    sync_p99_median: r(median(seconds.map((s) => s.sync_p99))),
-    sync_max: r(worst(seconds.map((s) => s.sync_max))),
-    loop_delay_p99_median: r(median(seconds.map((s) => s.loop_delay_p99))),
-    loop_delay_max: r(worst(seconds.map((s) => s.loop_delay_max))),
-    per_second: seconds,
-  };
 }

@@ -9,6 +9,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { cli, startService } from './service.mjs';
+import { probeNote, probeSummary } from './probe-report.mjs';
 import { randomUUID } from 'node:crypto';
 import { openLoop } from './open-loop.mjs';
 import { row } from './report.mjs';
@@ -41,7 +42,7 @@ function receiver() {
   );
 }
 
-export async function webhookLatency({ tmp, timing, log, nodeArgsFor }) {
+export async function webhookLatency({ tmp, timing, log, nodeArgsFor, probeDir }) {
   const dataDir = path.join(tmp, 'webhooks');
   fs.mkdirSync(dataDir);
   const partner = JSON.parse(await cli(dataDir, ['partners', 'create', '--name', 'Bench webhooks', '--rate-limit', '10000000', '--json']));
@@ -58,7 +59,9 @@ export async function webhookLatency({ tmp, timing, log, nodeArgsFor }) {
       method: 'POST', path: '/v1/orders', body: orderBody(), headers: { ...bearer(partner.live_key), 'content-type': 'application/json' },
       perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }),
     };
+    const from = Date.now();
     const r = await openLoop(svc.url, request, { rate: ORDERS_PER_S, seconds: timing.seconds, expect: 201, pid: svc.pid });
+    const probe = probeSummary(probeDir, svc.pid, from, Date.now());
     const expected = r.completed * EVENTS_PER_ORDER;
     const deadline = Date.now() + 60_000;
     while (hooks.received.size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -77,7 +80,8 @@ export async function webhookLatency({ tmp, timing, log, nodeArgsFor }) {
       pass: r.bad === 0 && complete && rate >= 190 && pct(0.99) <= 100,
       note: `${hooks.received.size} of ${expected} events received at ${Math.round(rate)} events/s offered (${Math.round(r.completed / r.seconds)} orders/s, synchronous=FULL); ` +
         `p50 ${pct(0.5)} ms, max ${lags.at(-1)} ms; ${hooks.duplicates()} duplicates${r.bad ? `; ${r.bad} order answers were not 201` : ''}; ` +
-        `not judged: p99 of the ${warm.length} events created after the first ${WARM_AFTER_MS / 1000} s ${pct(0.99, warm)} ms`,
+        `not judged: p99 of the ${warm.length} events created after the first ${WARM_AFTER_MS / 1000} s ${pct(0.99, warm)} ms` +
+        `${probe ? `; ${probeNote(probe)}` : ''}`,
     });
   } finally {
     await svc.stop();
