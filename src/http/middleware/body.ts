@@ -13,9 +13,15 @@ export const hasBodyHeaders = (req: Request): boolean =>
 /**
  * A JSON request's body exactly as received: its bytes, one character each (latin1, so different
  * bytes are never the same text). Equal texts are the same request, whatever the charset; nothing
- * in it is parsed (routes compare it: an idempotent retry).
+ * in it is parsed (routes compare it: an idempotent retry). The text is made at the first call
+ * (only the routes that compare bodies ask) and kept for the next.
  */
-export const receivedBody = (res: Response): string | undefined => res.locals.receivedBody as string | undefined;
+export function receivedBody(res: Response): string | undefined {
+  const locals = res.locals;
+  const bytes = locals.receivedBytes as Buffer | undefined;
+  if (locals.receivedBody === undefined && bytes !== undefined) locals.receivedBody = bytes.toString('latin1');
+  return locals.receivedBody as string | undefined;
+}
 
 /** JSON bodies only, up to `limit` bytes. A body of any other type is a 415, not silently ignored. */
 export function jsonBody(limit: number) {
@@ -24,7 +30,7 @@ export function jsonBody(limit: number) {
     strict: true,
     type: 'application/json',
     verify: (_req, res, bytes) => {
-      (res as Response).locals.receivedBody = bytes.toString('latin1');
+      (res as Response).locals.receivedBytes = bytes;
     },
   });
   return (req: Request, res: Response, next: NextFunction): void => {
