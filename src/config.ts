@@ -18,7 +18,9 @@ export const configSchema = z
     EVENT_STORE: z.enum(['embedded', 'eventstoredb']).default('embedded').describe('Event store adapter.'),
     EVENTSTORE_URL: z
       .string()
-      .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//, 'must be an esdb:// or kurrentdb:// connection string')
+      .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\/[^/?]/, 'must be an esdb://host:2113 connection string (kurrentdb:// and kdb:// are read as esdb://)')
+      // Client 6 parses only esdb:// and esdb+discover://; KurrentDB's schemes name the same format.
+      .transform((url) => url.replace(/^(kurrentdb|kdb)(?=(\+discover)?:\/\/)/, 'esdb'))
       .optional()
       .describe('EventStoreDB connection string, required when EVENT_STORE=eventstoredb.'),
     READ_STORE: z.enum(['embedded', 'mongodb']).default('embedded').describe('Read-model, key, catalog and rate-limit store.'),
@@ -46,6 +48,13 @@ export const configSchema = z
     SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL').describe('SQLite durability: FULL survives power loss, NORMAL only process crashes.'),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000).describe('How long SIGTERM waits for in-flight requests.'),
     PUBLIC_BASE_URL: z.string().url().optional().describe('Public address of this service, used in payment links. Defaults to http://localhost:PORT.'),
+    METRICS_PORT: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .optional()
+      .describe('Serve GET /metrics on this port, without a token, instead of on PORT behind ADMIN_TOKEN. Never expose it publicly.'),
   })
   .superRefine((c, ctx) => {
     if (c.EVENT_STORE === 'eventstoredb' && !c.EVENTSTORE_URL) {

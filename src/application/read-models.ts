@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent, Subscription } from '../ports/event-store.js';
+import { LogPositionError, type EventStore, type RecordedEvent, type Subscription } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-model-store.js';
 import type { Logger } from '../shared/logger.js';
 import { PROJECTIONS, type AnyProjection } from '../../projections/index.js';
@@ -42,9 +42,26 @@ export class ReadModels {
     this.stopping = false;
     const runners = [...this.runners.values()];
     for (const r of runners) await r.load();
+    await this.checkCheckpoints(runners);
     this.catchingUp = this.catchUpTogether(runners)
       .catch((err: unknown) => this.deps.logger?.error({ err }, 'shared catch-up failed; each projection catches up on its own'))
       .then(() => this.follow(runners));
+  }
+
+  /**
+   * Every stored checkpoint must be a place in this log: one past the head (a wiped or replaced
+   * event store under surviving read models) would leave the read models waiting for positions
+   * the log has already given to other events, and on EventStoreDB a read from a position that is
+   * not an event's fails at every retry. Either way start-up stops with LogPositionError.
+   */
+  private async checkCheckpoints(runners: ProjectionRunner[]): Promise<void> {
+    const checkpoints = [...new Set(runners.map((r) => r.position).filter((p) => p > 0n))];
+    if (checkpoints.length === 0) return;
+    const head = await this.deps.events.headPosition();
+    for (const position of checkpoints) {
+      if (position > head) throw new LogPositionError(position, head);
+      await this.deps.events.readAll({ after: position, maxCount: 1 });
+    }
   }
 
   async stop(): Promise<void> {

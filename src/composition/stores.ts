@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { MongoClient, type Db } from 'mongodb';
 import { RateLimiterMemory, RateLimiterMongo, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
+import type { Logger } from '../shared/logger.js';
 import type { PartnerStore } from '../ports/partner-store.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -38,7 +39,8 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export async function openStores(config: Config): Promise<Stores> {
+/** `logger`: where stores report what they skip or retry (the CLI leaves it out: console). */
+export async function openStores(config: Config, options: { logger?: Logger } = {}): Promise<Stores> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const closers: Array<() => Promise<void> | void> = [];
   const close = async () => {
@@ -47,7 +49,7 @@ export async function openStores(config: Config): Promise<Stores> {
   try {
     const events: EventStore =
       config.EVENT_STORE === 'eventstoredb'
-        ? new EsdbEventStore(config.EVENTSTORE_URL!)
+        ? new EsdbEventStore(config.EVENTSTORE_URL!, options.logger ? { logger: options.logger } : {})
         : new SqliteEventStore({ file: path.join(config.dataDir, 'events.db'), synchronous: config.SQLITE_SYNCHRONOUS });
     closers.push(() => events.close());
 

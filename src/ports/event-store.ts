@@ -28,6 +28,10 @@
  *   maxRetries (default 10); 'park' parks it at once. A new group starts at the beginning of the
  *   log. Delivery is sequential and in global order (EventStoreDB: one consumer with buffer size 1,
  *   so order holds as long as one process consumes the group).
+ * - Events the service cannot read (another tool's non-JSON events in EventStoreDB) are skipped and
+ *   logged by every read, subscription and consumer group; they never stop the read side.
+ * - EventStoreDB can read the log only from an event's position: a read after any other position
+ *   throws LogPositionError (embedded positions are integers, and any of them is a place to read from).
  * - Nothing deletes streams: a stored event is never erased (DESIGN.md).
  */
 
@@ -77,6 +81,27 @@ export class WrongExpectedRevisionError extends Error {
     readonly actual: number | 'no_stream',
   ) {
     super(`Stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+/**
+ * A read asked for the log after a position that is not in it: past the head (the event store was
+ * wiped or replaced while the read models kept their checkpoints) or, in EventStoreDB, between two
+ * events. Retrying cannot help; an operator must rebuild the read models or restore the log.
+ */
+export class LogPositionError extends Error {
+  override readonly name = 'LogPositionError';
+  constructor(
+    readonly position: bigint,
+    readonly head: bigint,
+  ) {
+    super(
+      position > head
+        ? `Position ${position} is past the head of the event log (${head}): the event store was wiped or replaced ` +
+            'under read models that kept their checkpoints. Restore the event store, or rebuild the read models.'
+        : `Position ${position} is not the position of an event in the event log (head ${head}): the checkpoint ` +
+            'does not belong to this event store. Restore the event store, or rebuild the read models.',
+    );
   }
 }
 
@@ -159,6 +184,11 @@ export interface ConsumerGroupOptions {
    * group never records progress past an event that is not settled.
    */
   concurrency?: number;
+  /**
+   * The longest a handler may take for one event, its own waits included; default 30 s. The store
+   * does not hand the event to another consumer while its handler may still be running.
+   */
+  maxHandlerMs?: number;
   /** Handler exceptions (the event is then retried) and failures of the group's own I/O; it keeps going. */
   onError?(err: unknown): void;
 }
@@ -174,6 +204,11 @@ export interface ConsumerGroup {
   stop(): Promise<void>;
   /** Parked events in global order (inspection / manual replay). */
   parked(): Promise<RecordedEvent[]>;
+  /**
+   * The group's stored position: every event up to it is settled (0n before any). For lag
+   * metrics: EventStoreDB stores it lazily (about a second behind the acks).
+   */
+  position(): Promise<bigint>;
 }
 
 export interface StreamInfo {

@@ -17,7 +17,6 @@ function sqliteFixture(dir: string): EventStoreFixture {
   const opened: EventStore[] = [];
   return {
     isolated: true,
-    exactCheckpoints: true,
     async open() {
       const store = new SqliteEventStore({ file });
       opened.push(store);
@@ -32,7 +31,7 @@ function sqliteFixture(dir: string): EventStoreFixture {
 
 const tempDir = (): string => mkdtempSync(join(tmpdir(), 'event-store-'));
 
-eventStoreContract('embedded SQLite', async () => sqliteFixture(tempDir()));
+eventStoreContract('embedded SQLite', async () => sqliteFixture(tempDir()), { exactCheckpoints: true });
 
 const esdbUrl = process.env.EVENTSTORE_URL;
 if (!esdbUrl) {
@@ -43,7 +42,6 @@ describe.skipIf(!esdbUrl)('EventStoreDB (EVENTSTORE_URL)', () => {
     const opened: EventStore[] = [];
     return {
       isolated: false,
-      exactCheckpoints: false,
       async open() {
         const store = new EsdbEventStore(esdbUrl!);
         opened.push(store);
@@ -53,7 +51,7 @@ describe.skipIf(!esdbUrl)('EventStoreDB (EVENTSTORE_URL)', () => {
         for (const store of opened) await store.close();
       },
     };
-  });
+  }, { exactCheckpoints: false });
 });
 
 describe('embedded SQLite event store across connections and processes', () => {

@@ -17,6 +17,7 @@ import {
   WrongExpectedRevisionError,
   matchesFilter as matchesStreamFilter,
   type EventFilter,
+  type EventMetadata,
   type ExpectedRevision,
   type RecordedEvent,
 } from '../../ports/event-store.js';
@@ -48,12 +49,57 @@ function isSystem(type: string, streamId: string): boolean {
   return type.startsWith('$') || streamId.startsWith('$');
 }
 
-/** A stored event in the port's shape; undefined for system events and unresolved links. */
-export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
+/** Called for an event the service cannot read (written by another tool): it is skipped. */
+export type ForeignEventHandler = (event: { id: string; streamId: string; type: string }, reason: string) => void;
+
+/**
+ * EventStoreDB's own metadata keys for the causal chain, shown by its UI and used by the
+ * `$by_correlation_id` projection. Written beside the service's snake_case keys, left out on read,
+ * so both adapters give callers the same metadata.
+ */
+const CORRELATION_ID = '$correlationId';
+const CAUSATION_ID = '$causationId';
+
+export function toEsdbMetadata(metadata: EventMetadata): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...metadata };
+  if (typeof metadata.correlation_id === 'string') out[CORRELATION_ID] = metadata.correlation_id;
+  if (typeof metadata.causation_id === 'string') out[CAUSATION_ID] = metadata.causation_id;
+  return out;
+}
+
+function fromEsdbMetadata(metadata: unknown): EventMetadata {
+  if (!isPlainObject(metadata)) return {};
+  if (!(CORRELATION_ID in metadata) && !(CAUSATION_ID in metadata)) return metadata;
+  const { [CORRELATION_ID]: _correlation, [CAUSATION_ID]: _causation, ...rest } = metadata;
+  return rest;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && !Array.isArray(value);
+}
+
+/** Whether an event is one of the service's: not a system event, JSON whose data is an object. */
+export function isServiceEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): boolean {
+  const e = resolved.event;
+  return !!e && !isSystem(e.type, e.streamId) && e.isJson && isPlainObject(e.data);
+}
+
+/**
+ * A stored event in the port's shape; undefined for system events, unresolved links, and events
+ * the service cannot read (not JSON, or JSON that is not an object: another tool wrote them into
+ * the same database), which are reported to `onForeign` and skipped.
+ */
+export function toRecordedEvent(
+  resolved: ResolvedEvent | AllStreamResolvedEvent,
+  onForeign?: ForeignEventHandler,
+): RecordedEvent | undefined {
   const e = resolved.event;
   if (!e || isSystem(e.type, e.streamId)) return undefined;
-  if (!e.isJson) throw new TypeError(`Event ${e.id} in ${e.streamId} is not JSON; this service writes only JSON`);
-  const metadata = e.metadata;
+  if (!e.isJson || !isPlainObject(e.data)) {
+    // The client hands malformed JSON over as the raw text.
+    onForeign?.({ id: e.id, streamId: e.streamId, type: e.type }, e.isJson ? 'its JSON data is not an object' : 'its data is not JSON');
+    return undefined;
+  }
   return {
     id: e.id,
     streamId: e.streamId,
@@ -61,10 +107,8 @@ export function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent
     revision: Number(e.revision),
     // Stream reads carry a position only on servers from 22.6 on.
     position: e.position?.commit ?? resolved.commitPosition ?? -1n,
-    data: e.data as Record<string, unknown>,
-    metadata: metadata && typeof metadata === 'object' && !(metadata instanceof Uint8Array) && !Array.isArray(metadata)
-      ? (metadata as Record<string, unknown>)
-      : {},
+    data: e.data,
+    metadata: fromEsdbMetadata(e.metadata),
     recordedAt: e.created,
   };
 }

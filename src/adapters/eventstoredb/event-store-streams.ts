@@ -1,24 +1,37 @@
 import { BACKWARDS, END, StreamNotFoundError, type EventStoreDBClient } from '@eventstore/db-client';
 import type { StreamInfo } from '../../ports/event-store.js';
+import { consume } from './reads.js';
+
+const PAGE = 500;
+const REVISION_READS_AT_ONCE = 16;
 
 /**
  * Stream browser on EventStoreDB: `$streams` (written by the $streams system projection) holds
- * one link per stream, whose data is "0@<stream name>". Names are sorted, then the last revision
- * of each listed stream is read. Without system projections there is no `$streams` stream.
+ * one link per stream, in creation order, whose data is "0@<stream name>". Listing by name needs
+ * every name, so `$streams` is read page by page keeping only the first `limit` names; then the
+ * last revision of just those streams is read. Without system projections there is no `$streams`.
  */
 export async function listStreamsFromSystemProjection(
   client: EventStoreDBClient,
   options: { prefix?: string; limit?: number },
 ): Promise<StreamInfo[]> {
   const prefix = options.prefix ?? '';
-  const names: string[] = [];
+  const limit = options.limit ?? Infinity;
+  let names: string[] = [];
   try {
-    for await (const resolved of client.readStream('$streams')) {
-      const link = resolved.event;
-      if (!link) continue;
-      const text = Buffer.from(link.data instanceof Uint8Array ? link.data : JSON.stringify(link.data)).toString('utf8');
-      const name = text.slice(text.indexOf('@') + 1);
-      if (!name.startsWith('$') && name.startsWith(prefix)) names.push(name);
+    for (let from = 0n; ; from += BigInt(PAGE)) {
+      let count = 0;
+      for await (const resolved of consume(client.readStream('$streams', { fromRevision: from, maxCount: PAGE }))) {
+        count++;
+        const link = resolved.event;
+        if (!link) continue;
+        const text = Buffer.from(link.data instanceof Uint8Array ? link.data : JSON.stringify(link.data)).toString('utf8');
+        const name = text.slice(text.indexOf('@') + 1);
+        if (!name.startsWith('$') && name.startsWith(prefix)) names.push(name);
+      }
+      // Keep the first `limit` names so far: memory stays bounded by the page and the limit.
+      if (names.length > limit) names = names.sort().slice(0, limit);
+      if (count < PAGE) break;
     }
   } catch (err) {
     if (err instanceof StreamNotFoundError) {
@@ -30,22 +43,27 @@ export async function listStreamsFromSystemProjection(
     throw err;
   }
   names.sort();
-  const listed = options.limit === undefined ? names : names.slice(0, options.limit);
   const out: StreamInfo[] = [];
-  for (const streamId of listed) {
-    const lastRevision = await lastRevisionOf(client, streamId);
-    if (lastRevision !== undefined) out.push({ streamId, lastRevision });
+  // A few reads at a time: each holds one of the connection's concurrent streams.
+  for (let i = 0; i < names.length; i += REVISION_READS_AT_ONCE) {
+    const chunk = names.slice(i, i + REVISION_READS_AT_ONCE);
+    const revisions = await Promise.all(chunk.map((streamId) => lastRevisionOf(client, streamId)));
+    chunk.forEach((streamId, j) => {
+      const lastRevision = revisions[j];
+      if (lastRevision !== undefined) out.push({ streamId, lastRevision });
+    });
   }
   return out;
 }
 
 async function lastRevisionOf(client: EventStoreDBClient, streamId: string): Promise<number | undefined> {
+  let revision: number | undefined;
   try {
-    for await (const resolved of client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
-      if (resolved.event) return Number(resolved.event.revision);
+    for await (const resolved of consume(client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }))) {
+      if (resolved.event) revision = Number(resolved.event.revision);
     }
   } catch (err) {
     if (!(err instanceof StreamNotFoundError)) throw err;
   }
-  return undefined;
+  return revision;
 }

@@ -1,61 +1,86 @@
-import { randomUUID } from 'node:crypto';
 import {
   BACKWARDS,
+  CancelledError,
+  DeadlineExceededError,
   END,
   EventStoreDBClient,
   FORWARDS,
+  NotLeaderError,
   START,
   StreamNotFoundError,
+  TimeoutError,
+  UnavailableError,
   jsonEvent,
+  type AllStreamResolvedEvent,
   type AllStreamSubscription,
+  type EventData,
+  type ReadPosition,
 } from '@eventstore/db-client';
-import type {
-  AppendOptions,
-  AppendResult,
-  ConsumerGroup,
-  ConsumerGroupOptions,
-  EventStore,
-  NewEvent,
-  ReadAllOptions,
-  ReadStreamOptions,
-  RecordedEvent,
-  StreamInfo,
-  SubscribeToAllOptions,
-  Subscription,
+import {
+  LogPositionError,
+  type AppendOptions,
+  type AppendResult,
+  type ConsumerGroup,
+  type ConsumerGroupOptions,
+  type EventStore,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamInfo,
+  type SubscribeToAllOptions,
+  type Subscription,
 } from '../../ports/event-store.js';
+import type { Logger } from '../../shared/logger.js';
+import { assertStreamId, prepareEvent } from '../event-store-checks.js';
 import { EsdbConsumerGroup } from './event-store-consumer-group.js';
 import { listStreamsFromSystemProjection } from './event-store-streams.js';
 import {
   fromPosition,
+  isServiceEvent,
   mapAppendError,
   matchesFilter,
   serverFilter,
   toEsdbExpected,
+  toEsdbMetadata,
   toRecordedEvent,
+  type ForeignEventHandler,
 } from './event-store-mapping.js';
+import { consume } from './reads.js';
 
 const READ_BATCH = 500;
 const DEFAULT_READ_ALL_COUNT = 1000;
+/** Backwards page when looking for the newest event: the server writes its own stats events too. */
+const HEAD_BATCH = 100;
+
+export interface EsdbEventStoreOptions {
+  /** Where skipped foreign events are reported (warn); console when absent. */
+  logger?: Pick<Logger, 'warn' | 'error'>;
+}
 
 /** The EventStore port on EventStoreDB / KurrentDB (gRPC client v6): a thin mapping. */
 export class EsdbEventStore implements EventStore {
   readonly client: EventStoreDBClient;
   private readonly closers = new Set<() => Promise<void>>();
+  private readonly onForeign: ForeignEventHandler;
   private closed = false;
 
   /** `connection`: an esdb:// connection string, or a client the caller owns. */
-  constructor(connection: string | EventStoreDBClient) {
+  constructor(connection: string | EventStoreDBClient, options: EsdbEventStoreOptions = {}) {
     this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
+    const logger = options.logger;
+    this.onForeign = (event, reason) => {
+      const fields = { event_id: event.id, stream: event.streamId, type: event.type, reason };
+      const message = 'skipped an event the service cannot read (another tool wrote it)';
+      if (logger) logger.warn(fields, message);
+      else console.warn(message, fields);
+    };
   }
 
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
-    if (streamId === '' || streamId.startsWith('$')) {
-      throw new TypeError(`Invalid stream id "${streamId}": non-empty, not starting with "$"`);
-    }
+    assertStreamId(streamId);
     if (events.length === 0) throw new TypeError('append needs at least one event');
-    const data = events.map((e) =>
-      jsonEvent({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata }),
-    );
+    const data = events.map((e) => toEventData(streamId, e));
     try {
       const result = await this.client.appendToStream(streamId, data, {
         expectedRevision: toEsdbExpected(options.expectedRevision),
@@ -76,8 +101,8 @@ export class EsdbEventStore implements EventStore {
         fromRevision: options.fromRevision === undefined ? start : BigInt(options.fromRevision),
         ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
       });
-      for await (const resolved of read) {
-        const event = toRecordedEvent(resolved);
+      for await (const resolved of consume(read)) {
+        const event = toRecordedEvent(resolved, this.onForeign);
         if (event) out.push(event);
       }
     } catch (err) {
@@ -95,14 +120,25 @@ export class EsdbEventStore implements EventStore {
     // readAll has no server-side filter in client v6: read batches and filter here.
     while (out.length < maxCount) {
       let count = 0;
-      for await (const resolved of this.client.readAll({ fromPosition: fromPosition(seen), maxCount: READ_BATCH })) {
-        count++;
-        const position = resolved.event?.position.commit ?? resolved.commitPosition;
-        if (position === undefined || position <= seen) continue; // reads from a position are inclusive
-        seen = position;
-        const event = toRecordedEvent(resolved);
-        if (event && matchesFilter(event, options.filter)) out.push(event);
-        if (out.length >= maxCount) break;
+      const from = seen;
+      try {
+        for await (const resolved of consume(this.client.readAll({ fromPosition: fromPosition(from), maxCount: READ_BATCH }))) {
+          count++;
+          const position = positionOf(resolved);
+          if (position === undefined || position <= seen) continue; // reads from a position are inclusive
+          seen = position;
+          const event = toRecordedEvent(resolved, this.onForeign);
+          if (event && matchesFilter(event, options.filter)) out.push(event);
+          if (out.length >= maxCount) break;
+        }
+      } catch (err) {
+        throw await this.positionError(err, from);
+      }
+      // A read from an event's position returns at least that event: nothing at all means the
+      // position is past the end of the log (the server answers such a read with no error).
+      if (count === 0 && from > 0n) {
+        const head = await this.headPosition();
+        if (from > head) throw new LogPositionError(from, head);
       }
       if (count < READ_BATCH) break;
     }
@@ -130,11 +166,13 @@ export class EsdbEventStore implements EventStore {
       live = this.client.subscribeToAll({ fromPosition: fromPosition(after), filter: serverFilter(options.filter) });
       for await (const resolved of live) {
         if (stopped) return;
-        const event = toRecordedEvent(resolved);
+        const event = toRecordedEvent(resolved, this.onForeign);
         if (!event || (after !== undefined && event.position <= after) || !matchesFilter(event, options.filter)) continue;
         await options.onEvent(event);
         after = event.position;
       }
+      // A live subscription has no end: the server or the connection dropped it without saying why.
+      if (!stopped) throw new Error('the live subscription to $all ended without an error');
     };
     const done = run().catch((err: unknown) => {
       if (stopped) return;
@@ -156,11 +194,21 @@ export class EsdbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<bigint> {
-    for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: END })) {
-      const event = toRecordedEvent(resolved);
-      if (event) return event.position; // breaking out cancels the read
+    let from: ReadPosition = END;
+    let before: bigint | undefined;
+    for (;;) {
+      let count = 0;
+      for await (const resolved of consume(this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: HEAD_BATCH }))) {
+        count++;
+        const position = positionOf(resolved);
+        if (position === undefined || (before !== undefined && position >= before)) continue;
+        // Another tool's events are not the service's head: read models never pass them.
+        if (isServiceEvent(resolved)) return position;
+        before = position;
+      }
+      if (count < HEAD_BATCH || before === undefined) return 0n;
+      from = { commit: before, prepare: before };
     }
-    return 0n;
   }
 
   async setStreamMaxCount(streamId: string, maxCount: number): Promise<void> {
@@ -173,7 +221,7 @@ export class EsdbEventStore implements EventStore {
   }
 
   consumerGroup(options: ConsumerGroupOptions): ConsumerGroup {
-    const group = new EsdbConsumerGroup(this.client, options);
+    const group = new EsdbConsumerGroup(this.client, options, this.onForeign);
     this.closers.add(() => group.stop());
     return group;
   }
@@ -186,6 +234,18 @@ export class EsdbEventStore implements EventStore {
   }
 
   /**
+   * A read of $all from a position fails on the server when the position is not an event's (a
+   * checkpoint from another database, or past the head of a wiped one). When the server answers a
+   * read from the end, the position was the cause: say so, once, instead of failing at every retry.
+   */
+  private async positionError(err: unknown, after: bigint): Promise<unknown> {
+    const unreachable = [UnavailableError, DeadlineExceededError, CancelledError, TimeoutError, NotLeaderError];
+    if (after <= 0n || unreachable.some((kind) => err instanceof kind)) return err;
+    const head = await this.headPosition().catch(() => undefined);
+    return head === undefined ? err : new LogPositionError(after, head);
+  }
+
+  /**
    * The append response carries the write's commit position; for several events that may name
    * the first one, so read the last appended revision back to get its own position.
    */
@@ -194,4 +254,26 @@ export class EsdbEventStore implements EventStore {
     const [last] = await this.readStream(streamId, { fromRevision: revision, maxCount: 1 });
     return last && last.position >= 0n ? last.position : (reported ?? -1n);
   }
+}
+
+function positionOf(resolved: AllStreamResolvedEvent): bigint | undefined {
+  return resolved.event?.position.commit ?? resolved.commitPosition;
+}
+
+/**
+ * Checked and serialised here, before the client: the client serialises inside a promise executor
+ * on its batch-append path, where a failure leaves the append pending forever and escapes as an
+ * unhandled rejection (which ends a Node process).
+ */
+function toEventData(streamId: string, e: NewEvent): EventData {
+  const { id, type, data, metadata } = prepareEvent(e);
+  const esdbMetadata = toEsdbMetadata(metadata);
+  for (const [part, value] of [['data', data], ['metadata', esdbMetadata]] as const) {
+    try {
+      JSON.stringify(value);
+    } catch (err) {
+      throw new TypeError(`Event ${type} for stream ${streamId}: its ${part} cannot be serialised as JSON (${(err as Error).message})`);
+    }
+  }
+  return jsonEvent({ id, type, data, metadata: esdbMetadata });
 }

@@ -88,6 +88,10 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     return this.sql.parked.all(this.group).map(toRecordedEvent);
   }
 
+  async position(): Promise<bigint> {
+    return BigInt(this.sql.checkpoint.get(this.group)?.position ?? 0);
+  }
+
   private async run(handler: ConsumerHandler): Promise<void> {
     const { reader, wakeup, pollMs } = this.deps;
     await Promise.resolve(); // start() resolves before the first delivery

@@ -15,7 +15,7 @@ import type {
   SubscribeToAllOptions,
   Subscription,
 } from '../../ports/event-store.js';
-import { assertStreamId, checkExpected, prepareEvent } from './event-store-checks.js';
+import { assertStreamId, checkExpected, prepareEvent } from '../event-store-checks.js';
 import { SqliteConsumerGroup } from './event-store-consumer-group.js';
 import { EVENT_COLUMNS, PageReader, toStreamEvent, type EventRow } from './event-store-reader.js';
 import { tailSubscription } from './event-store-tail.js';

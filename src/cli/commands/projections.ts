@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ProjectionStatus } from '../../application/read-models.js';
 import { parsePositiveInt } from '../options.js';
-import { CliError, printJson, printTable } from '../context.js';
+import { CliError, printJson, printTable, withStores } from '../context.js';
+import { PROJECTIONS } from '../../../projections/index.js';
 import { InternalApi } from './internal-api.js';
 
 const URL_HELP = 'base URL of the running service (default http://localhost:$PORT)';
@@ -45,5 +46,24 @@ export function registerProjectionCommands(program: Command): void {
         if (Date.now() > deadline) throw new CliError(`still rebuilding after ${opts.timeout} s (it goes on in the service): ${status.map((s) => `${s.name} lag ${s.lag}`).join(', ')}`);
         await delay(200);
       }
+    });
+  projections
+    .command('reset')
+    .description('Drop every read model and its checkpoint in the configured read store, with no service running; the next start rebuilds them from the log')
+    .option('--yes', 'really drop them')
+    .addHelpText(
+      'after',
+      '\nFor a service that refuses to start because a stored checkpoint is not in the event log (the event store ' +
+        'was wiped or replaced): run this against the same READ_STORE / MONGODB_URL, then start the service. ' +
+        'Stop every replica first.\n\nExample:\n  READ_STORE=mongodb MONGODB_URL=... WEBHOOK_SECRETS_KEY=... projections reset --yes',
+    )
+    .action(async (opts: { yes?: boolean }) => {
+      if (!opts.yes) throw new CliError('projections reset drops every read model: run it again with --yes (and no service running)');
+      await withStores(async (stores) => {
+        for (const p of PROJECTIONS) {
+          await stores.readModels.reset(p.name, p.collection);
+          process.stdout.write(`reset ${p.name} (${p.collection}): the next start rebuilds it from the log\n`);
+        }
+      });
     });
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { WrongExpectedRevisionError, type ExpectedRevision, type NewEvent } from '../../ports/event-store.js';
+import { WrongExpectedRevisionError, type ExpectedRevision, type NewEvent } from '../ports/event-store.js';
 
-/** Checks the embedded store makes before writing, matching what EventStoreDB accepts. */
+/** Checks both event store adapters make before writing, so they refuse the same input with the same errors. */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
