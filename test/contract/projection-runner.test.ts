@@ -8,6 +8,7 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
 import type { OrderEvent } from '../../src/domain/order/events.js';
 import type { ReadModelStore, StoredDocument } from '../../src/ports/read-model-store.js';
+import { LogPositionError } from '../../src/ports/event-store.js';
 import type { AnyProjection } from '../../projections/index.js';
 import { ordersList } from '../../projections/orders-list.js';
 import { riderPositions } from '../../projections/rider-positions.js';
@@ -256,6 +257,29 @@ describe('ReadModels: start on an existing log', () => {
     } finally {
       await second.stop();
     }
+  });
+});
+
+describe('ReadModels: checkpoints that are not in the log', () => {
+  it('when a stored checkpoint is past the head (the event log was wiped under the read models), then start refuses and says what to do', async () => {
+    for (let n = 0; n < 3; n++) await appendOrder(n);
+    const store = new SqliteReadModelStore();
+    const first = new ReadModels({ events, store }, PROJECTIONS);
+    await first.start();
+    for (const p of PROJECTIONS) expect(await first.catchUp(p.name, WAIT_MS)).toBe(true);
+    await first.stop();
+    const checkpoint = await store.checkpoint(ordersList.name);
+    expect(checkpoint).toBeGreaterThan(0n);
+
+    await events.close();
+    fs.rmSync(path.join(dir, 'events.db'));
+    events = new SqliteEventStore({ file: path.join(dir, 'events.db'), synchronous: 'NORMAL' });
+    await appendOrder(7, lifeOf(7).slice(0, 1)); // a fresh log, with positions the read models have already passed
+    const second = new ReadModels({ events, store }, PROJECTIONS);
+    const refusal = await second.start().then(() => undefined, (err: unknown) => err);
+    await second.stop();
+    expect(refusal).toBeInstanceOf(LogPositionError);
+    expect((refusal as Error).message).toMatch(new RegExp(`^Position ${checkpoint} is past the head of the event log \\(1\\).*rebuild the read models`));
   });
 });
 
