@@ -1,3 +1,4 @@
+import type { Retention } from '../src/ports/read-model-store.js';
 import type { RecordedEvent } from '../src/ports/event-store.js';
 import type { StoredDocument } from '../src/ports/read-model-store.js';
 
@@ -15,6 +16,8 @@ export interface Projection<D> {
   streamPrefixes: string[];
   /** Fields its queries filter and sort on (MongoDB indexes). */
   indexes?: Array<Record<string, 1 | -1>>;
+  /** How long its documents are kept (the store purges older ones; the audit compares only the rest). */
+  retention?: Retention;
   /** The document this event belongs to, or null to ignore the event. */
   documentId(e: ProjectedEvent): string | null;
   /** Pure: the document after the event (null: nothing to record). */

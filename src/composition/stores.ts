@@ -21,7 +21,8 @@ import { MongoReadModelStore } from '../adapters/mongodb/read-model-store.js';
 import { SqliteReadModelStore } from '../adapters/sqlite/read-model-store.js';
 import { SqliteWebhookEndpointStore } from '../adapters/sqlite/webhook-endpoint-store.js';
 import { MongoWebhookEndpointStore } from '../adapters/mongodb/webhook-endpoint-store.js';
-import { PROJECTIONS } from '../../projections/index.js';
+import { ensureRateLimitIndexes } from '../adapters/mongodb/rate-limits.js';
+import { PROJECTIONS, type AnyProjection } from '../../projections/index.js';
 
 /** The durable stores chosen by configuration. Shared by the server and the CLI. */
 export interface Stores {
@@ -61,7 +62,12 @@ export async function openStores(config: Config, options: { logger?: Logger } = 
       const partners = new MongoPartnerStore(db);
       const catalog = new MongoCatalogStore(db);
       const readModels = new MongoReadModelStore(db);
-      await Promise.all([partners.init(), catalog.init(), ...PROJECTIONS.map((p) => readModels.ensureIndexes(p.collection, p.indexes ?? []))]);
+      await Promise.all([
+        partners.init(),
+        catalog.init(),
+        ensureRateLimitIndexes(db, RATE_LIMITS),
+        ...PROJECTIONS.map((p) => readModels.ensureIndexes(p.collection, p.indexes ?? [], retentionOf(p))),
+      ]);
       return {
         events,
         partners,
@@ -70,7 +76,7 @@ export async function openStores(config: Config, options: { logger?: Logger } = 
         webhookEndpoints: new MongoWebhookEndpointStore(db),
         mongo: db,
         rateLimiterFactory: (points) =>
-          new RateLimiterMongo({ storeClient: client, dbName: db.databaseName, tableName: 'rate_limits', keyPrefix: `rl${points}`, points, duration: 60 }),
+          new RateLimiterMongo({ storeClient: client, dbName: db.databaseName, tableName: RATE_LIMITS, keyPrefix: `rl${points}`, points, duration: 60, disableIndexesCreation: true }),
         readiness: readiness(events, partners),
         close,
       };
@@ -81,7 +87,7 @@ export async function openStores(config: Config, options: { logger?: Logger } = 
     const partners = new SqlitePartnerStore(sqlite);
     const readModels = new SqliteReadModelStore();
     closers.push(() => readModels.close());
-    for (const p of PROJECTIONS) readModels.ensureIndexes(p.collection, p.indexes ?? []);
+    for (const p of PROJECTIONS) readModels.ensureIndexes(p.collection, p.indexes ?? [], retentionOf(p));
     return {
       events,
       partners,
@@ -98,6 +104,12 @@ export async function openStores(config: Config, options: { logger?: Logger } = 
     throw err;
   }
 }
+
+/** rate-limiter-flexible's counters; their indexes are made at start (see ensureRateLimitIndexes). */
+const RATE_LIMITS = 'rate_limits';
+
+/** The retention a read model declares (the delivery log keeps 30 days). */
+const retentionOf = (p: AnyProjection) => (p.retention ? { retention: p.retention } : {});
 
 function readiness(events: EventStore, partners: PartnerStore) {
   return async () => {

@@ -23,19 +23,46 @@ export type DocumentRow = [id: string, seq: number, versions: string, doc: strin
 
 export type FieldValue = string | number | boolean | null;
 
+/** An index on top-level fields of `doc` (`_id`: the document's id), 1 ascending, -1 descending. */
+export type IndexSpec = Record<string, 1 | -1>;
+
+/**
+ * How long a collection keeps its documents: a document whose `field` (an ISO 8601 UTC date-time,
+ * as the service writes them) is more than `afterMs` before now is deleted.
+ */
+export interface Retention {
+  field: string;
+  afterMs: number;
+}
+
 export interface Query {
   /** Equality on top-level fields of `doc`. */
   where?: Record<string, FieldValue>;
   /** Inclusive/exclusive bounds on one top-level field (ISO strings compare as text). */
   range?: { field: string; gt?: FieldValue; gte?: FieldValue; lt?: FieldValue; lte?: FieldValue };
-  /** Sort by a field then by id, both in this direction. */
+  /** Sort by a field then by id, both in this direction; a missing field and null sort lowest. */
   sort: { field: string; direction: 'asc' | 'desc' };
-  /** Start strictly after this (field value, id) pair in sort order (cursor pagination). */
+  /** Start strictly after this (field value, id) pair in sort order (cursor pagination); null sorts lowest. */
   after?: { value: FieldValue; id: string };
   limit: number;
 }
 
 export interface ReadModelStore {
+  /**
+   * Declares a collection's indexes (the fields its queries filter and sort on) and its retention;
+   * called at start for every read model, before it is used, by every process. Idempotent. MongoDB
+   * also keeps the retention field as a BSON date with a TTL index where the server has TTL indexes;
+   * everywhere, `purgeExpired` deletes what the retention no longer keeps. (Both adapters have it;
+   * optional for wrappers.)
+   */
+  ensureIndexes?(collection: string, indexes: readonly IndexSpec[], options?: { retention?: Retention }): Promise<void> | void;
+  /**
+   * Deletes, in every collection declared with a retention, the documents older than `now` minus the
+   * retention; returns how many per collection. Run periodically; harmless in several processes at
+   * once. A rebuild from the log brings deleted documents back until the next purge. (Both adapters
+   * have it; optional for wrappers.)
+   */
+  purgeExpired?(now: Date): Promise<Record<string, number>>;
   get<D>(collection: string, id: string): Promise<StoredDocument<D> | null>;
   /** Compare-and-set: writes when the stored seq equals `expectedSeq` (null: the document must not exist). */
   put<D>(collection: string, next: StoredDocument<D>, expectedSeq: number | null): Promise<boolean>;

@@ -3,7 +3,7 @@ import { ApiError } from '../domain/errors.js';
 import type { Query } from '../ports/read-model-store.js';
 import type { Clock } from '../shared/clock.js';
 import type { ReadModels } from '../application/read-models.js';
-import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
+import { DELIVERY_LOG_RETENTION, webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import type { EventType } from './event-types.js';
 import type { DeliveryLog } from './delivery-log.js';
 import type { DeliveryState, DeliveryStatus } from './delivery-state.js';
@@ -12,8 +12,8 @@ import { notConfigured, type EndpointOwner, type WebhookEndpoints } from './endp
 import { testEnvelope } from './envelope.js';
 import type { DeliveryScheduler } from './scheduler.js';
 
-/** Spec "Limits": the delivery log shows deliveries created in the last 30 days. */
-export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** Spec "Limits": the delivery log shows deliveries created in the last 30 days (the store purges older ones). */
+export const DELIVERY_RETENTION_MS = DELIVERY_LOG_RETENTION.afterMs;
 
 export interface DeliveryListQuery {
   limit: number;
@@ -79,7 +79,7 @@ export class WebhookDeliveries {
     const request = { type: 'WebhookRedeliveryRequested' as const, data: { delivery_id: deliveryId, at, request_id: requestId } };
     // A concurrent append only means another attempt or request got in first; the redelivery still goes out.
     await this.deps.log.record(loaded.state, [request], loaded.revision, cause);
-    return (await this.deps.scheduler.attemptNow(deliveryId)) ?? loaded.state;
+    return (await this.deps.scheduler.attemptNow(deliveryId, loaded.state)) ?? loaded.state;
   }
 
   /** A webhook.test event through the ordinary delivery path (sent whatever `events` subscribes to). */

@@ -100,6 +100,18 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         expect(inserts.filter(Boolean)).toHaveLength(1);
       });
 
+      it('when eight writers race on each seq, round after round, then exactly one wins every round and the document holds its write', async () => {
+        const s = await open();
+        await s.put(C, stored('o1', { total: 0 }), null);
+        for (let seq = 1; seq <= 6; seq++) {
+          const writers = Array.from({ length: 8 }, (_, w) => w);
+          const results = await Promise.all(writers.map((w) => s.put(C, stored('o1', { total: seq * 100 + w }, seq + 1), seq)));
+          expect(results.filter(Boolean), `round ${seq}`).toHaveLength(1);
+          expect((await s.get<Row>(C, 'o1'))!.doc.total).toBe(seq * 100 + results.indexOf(true));
+        }
+        expect((await s.get(C, 'o1'))!.seq).toBe(7);
+      });
+
       it('when the same id lives in two collections, then they are independent', async () => {
         const s = await open();
         await s.put('a', stored('o1', { status: 'in-a' }), null);
@@ -163,6 +175,38 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         expect(ids(await s.find(C, q({ sort: { field: 'created_at', direction: 'desc' }, after: { value: tie, id: 'r5' }, limit: 2 })))).toEqual(['r4', 'r3']);
         expect(ids(await s.find(C, q({ where: { partner: 'p1' }, after: { value: tie, id: 'r4' } })))).toEqual(['r6', 'r8']);
       });
+
+      it('when sorting and paging on a field that is null or missing in some documents, then those sort lowest and pages neither skip nor repeat', async () => {
+        const s = await open();
+        await seed(s); // reference is null everywhere but r7 ('ref-7')
+        await s.put(C, stored('m1', { reference: 'ref-2' }), null);
+        const missing = stored('m0');
+        delete (missing.doc as Partial<Row>).reference;
+        await s.put(C, missing, null); // no reference at all: sorts with the nulls
+        const nulls = ['m0', 'r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r8', 'r9'];
+        const byReference = (direction: 'asc' | 'desc', over: Partial<Query> = {}) => s.find<Row>(C, q({ sort: { field: 'reference', direction }, ...over }));
+        expect(ids(await byReference('asc'))).toEqual([...nulls, 'm1', 'r7']);
+        expect(ids(await byReference('desc'))).toEqual(['r7', 'm1', ...[...nulls].reverse()]);
+        for (const direction of ['asc', 'desc'] as const) {
+          for (const limit of [1, 3]) {
+            const seen: string[] = [];
+            let after: Query['after'];
+            for (let page = await byReference(direction, { limit }); page.length; page = await byReference(direction, { limit, after: after! })) {
+              seen.push(...ids(page));
+              const last = page[page.length - 1]!;
+              after = { value: last.doc.reference ?? null, id: last.id };
+            }
+            expect(seen, `${direction}, pages of ${limit}`).toEqual(ids(await byReference(direction)));
+          }
+        }
+        // Cursors on a null: ascending, the other nulls after its id, then every value; descending, the nulls before its id.
+        expect(ids(await byReference('asc', { after: { value: null, id: 'r8' } }))).toEqual(['r9', 'm1', 'r7']);
+        expect(ids(await byReference('desc', { after: { value: null, id: 'r1' } }))).toEqual(['r0', 'm0']);
+        // A cursor on a value, descending: the nulls come after every value.
+        expect(ids(await byReference('desc', { after: { value: 'ref-2', id: 'm1' }, limit: 3 }))).toEqual(['r9', 'r8', 'r6']);
+        expect(ids(await byReference('asc', { after: { value: 'ref-2', id: 'm1' } }))).toEqual(['r7']);
+        expect(ids(await byReference('asc', { where: { partner: 'p1' }, after: { value: null, id: 'r4' } }))).toEqual(['r6', 'r8', 'm1']);
+      });
     });
 
     it('when counting, then where filters the same way as find', async () => {
@@ -184,6 +228,46 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
       expect(await s.all('empty')).toEqual([]);
     });
 
+    describe('retention (ensureIndexes with a retention, purgeExpired)', () => {
+      const DAY = 24 * 60 * 60 * 1000;
+      const now = new Date('2026-12-31T12:00:00.000Z');
+      const daysAgo = (days: number) => new Date(now.getTime() - days * DAY).toISOString();
+      const D = 'dated';
+
+      it('when documents outlive the retention, then purgeExpired deletes them by the retention field and keeps the younger, the undated and other collections', async () => {
+        const s = await open();
+        await s.ensureIndexes!(D, [{ partner: 1, created_at: -1, _id: -1 }], { retention: { field: 'created_at', afterMs: 30 * DAY } });
+        await s.put(D, stored('d31', { created_at: daysAgo(31) }), null);
+        await s.put(D, stored('d29', { created_at: daysAgo(29) }), null);
+        await s.put(D, stored('d30', { created_at: daysAgo(30) }), null); // exactly 30 days: kept (older goes)
+        const undated = stored('undated');
+        delete (undated.doc as Partial<Row>).created_at;
+        await s.put(D, undated, null);
+        await s.put(C, stored('no-retention', { created_at: daysAgo(400) }), null);
+
+        expect(await s.purgeExpired!(now)).toEqual({ [D]: 1 });
+        expect(ids(await s.all(D))).toEqual(['d29', 'd30', 'undated']);
+        expect(await s.get(D, 'd31')).toBeNull();
+        expect(await s.count(D)).toBe(3);
+        expect(ids(await s.find(D, q({ sort: { field: 'created_at', direction: 'desc' } })))).toEqual(['d29', 'd30', 'undated']);
+        expect(ids(await s.all(C))).toEqual(['no-retention']);
+        // A purged document takes no update; purging again finds nothing more.
+        expect(await s.put(D, stored('d31', { status: 'late' }, 2), 1)).toBe(false);
+        expect(await s.get(D, 'd31')).toBeNull();
+        expect(await s.purgeExpired!(now)).toEqual({ [D]: 0 });
+      });
+
+      it('when a document is updated, then it keeps being retained by its field, and goes once that field is old enough', async () => {
+        const s = await open();
+        await s.ensureIndexes!(D, [], { retention: { field: 'created_at', afterMs: 30 * DAY } });
+        await s.put(D, stored('d', { created_at: daysAgo(29) }), null);
+        expect(await s.put(D, stored('d', { created_at: daysAgo(29), status: 'confirmed' }, 2), 1)).toBe(true);
+        expect(await s.purgeExpired!(now)).toEqual({ [D]: 0 });
+        expect(await s.purgeExpired!(new Date(now.getTime() + DAY + 1))).toEqual({ [D]: 1 });
+        expect(await s.all(D)).toEqual([]);
+      });
+    });
+
     describe('checkpoints', () => {
       it('when checkpoints are saved, then they only move forward, per projection, and keep every bit of a bigint', async () => {
         const s = await open();
@@ -198,6 +282,18 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         expect(await s.checkpoint('q')).toBe(0n);
         await Promise.all([s.saveCheckpoint('q', 10n), s.saveCheckpoint('q', 30n), s.saveCheckpoint('q', 20n)]);
         expect(await s.checkpoint('q')).toBe(30n);
+      });
+
+      it('when several processes save checkpoints of a new projection at once, round after round, then none fails and the highest stays', async () => {
+        const s = await open();
+        for (let round = 1; round <= 4; round++) {
+          const name = `race-${round}`;
+          const positions = [3n, 9n, 1n, 7n, 5n, 8n].map((p) => p + BigInt(round) * 10n);
+          await Promise.all(positions.map((p) => s.saveCheckpoint(name, p)));
+          expect(await s.checkpoint(name), name).toBe(BigInt(round) * 10n + 9n);
+          await Promise.all(positions.map((p) => s.saveCheckpoint(name, p - 5n)));
+          expect(await s.checkpoint(name), `${name}, lower positions after`).toBe(BigInt(round) * 10n + 9n);
+        }
       });
 
       it("when a projection is reset, then its collection and checkpoint are gone and nothing else is touched", async () => {

@@ -58,6 +58,17 @@ export function webhookEndpointStoreContract(name: string, open: () => Promise<W
       expect(await s.get('ptr_1', 'sandbox')).toEqual(rotated);
     });
 
+    it('when several updates race on the stored version, round after round, then exactly one wins each round', async () => {
+      const s = await open();
+      await s.save(endpoint(), null);
+      for (let version = 1; version <= 5; version++) {
+        const urls = Array.from({ length: 6 }, (_, i) => `https://hooks.example.com/v${version + 1}/${i}`);
+        const results = await Promise.all(urls.map((url) => s.save(endpoint({ version: version + 1, url }), version)));
+        expect(results.filter(Boolean), `version ${version}`).toHaveLength(1);
+        expect((await s.get('ptr_1', 'sandbox'))?.url).toBe(urls[results.indexOf(true)]);
+      }
+    });
+
     it('when an update names an endpoint that does not exist, then nothing is written', async () => {
       const s = await open();
       expect(await s.save(endpoint({ version: 2 }), 1)).toBe(false);

@@ -1,5 +1,5 @@
 // The CatalogStore port, one set of expectations run against every adapter: embedded SQLite
-// always, MongoDB when one is available (MONGODB_URL or the mongo-java-server of the test set-up).
+// always, MongoDB on every wire server of the run (mongo-java-server and FerretDB; MONGODB_URL instead when set).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { openSqlite } from '../../src/adapters/sqlite/open.js';
 import { loadDemoCatalog } from '../../src/catalog-data/demo.js';
 import type { Catalog } from '../../src/domain/catalog/model.js';
 import { serialiseCatalog, type CatalogStore } from '../../src/ports/catalog-store.js';
-import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
+import { mongoTestServers, uniqueDbName } from '../support/mongo-server.js';
 import { makeCatalog, makeStore } from './catalog-fixtures.js';
 
 const demo = loadDemoCatalog();
@@ -82,42 +82,43 @@ describe('SQLite catalog store details', () => {
   });
 });
 
-const mongoUrl = requireMongoUrl('catalog-store (MongoDB)');
-describe.skipIf(!mongoUrl)('MongoDB catalog store', () => {
-  let client: MongoClient;
-  beforeAll(async () => {
-    client = await MongoClient.connect(mongoUrl ?? '', { serverSelectionTimeoutMS: 5_000 });
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+for (const server of mongoTestServers('MongoDB catalog store')) {
+  describe.skipIf(!server.url)(`MongoDB catalog store [${server.name}]`, () => {
+    let client: MongoClient;
+    beforeAll(async () => {
+      client = await MongoClient.connect(server.url ?? '', { serverSelectionTimeoutMS: 5_000 });
+    });
+    afterAll(async () => {
+      await client?.close();
+    });
 
-  catalogStoreContract('MongoDB', () => {
-    const db = () => client.db(dbName);
-    const dbName = uniqueDbName('catalog');
-    return {
-      open: () => new MongoCatalogStore(db()), // init() only adds an index; the GC test below runs it
-      cleanup: async () => {
-        await db().dropDatabase();
-      },
-    };
-  });
+    catalogStoreContract(`MongoDB [${server.name}]`, () => {
+      const db = () => client.db(dbName);
+      const dbName = uniqueDbName('catalog');
+      return {
+        open: () => new MongoCatalogStore(db()), // init() only adds an index; the GC test below runs it
+        cleanup: async () => {
+          await db().dropDatabase();
+        },
+      };
+    });
 
-  it('keeps only the current and previous snapshots once the grace period has passed', async () => {
-    const db: Db = client.db(uniqueDbName('catalog_gc'));
-    const store = new MongoCatalogStore(db, { graceMs: 0 });
-    await store.init();
-    await store.save(small);
-    await store.save(demo);
-    const latest = { ...small, version: 'small-2' };
-    await store.save(latest);
-    expect(await db.collection('catalog_snapshots').countDocuments()).toBe(2);
-    const storeDocs = await db.collection('catalog_snapshot_stores').countDocuments();
-    expect(storeDocs).toBe(demo.stores.length + latest.stores.length);
-    expect(await store.load()).toEqual(latest);
-    await db.dropDatabase();
+    it('keeps only the current and previous snapshots once the grace period has passed', async () => {
+      const db: Db = client.db(uniqueDbName('catalog_gc'));
+      const store = new MongoCatalogStore(db, { graceMs: 0 });
+      await store.init();
+      await store.save(small);
+      await store.save(demo);
+      const latest = { ...small, version: 'small-2' };
+      await store.save(latest);
+      expect(await db.collection('catalog_snapshots').countDocuments()).toBe(2);
+      const storeDocs = await db.collection('catalog_snapshot_stores').countDocuments();
+      expect(storeDocs).toBe(demo.stores.length + latest.stores.length);
+      expect(await store.load()).toEqual(latest);
+      await db.dropDatabase();
+    });
   });
-});
+}
 
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

@@ -1,18 +1,25 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import type { Environment } from '../../ports/partner-store.js';
 import type { WebhookEndpointRecord, WebhookEndpointStore } from '../../ports/webhook-endpoint-store.js';
+import { Claims, isDuplicateKey, updatesAreAtomic } from './claims.js';
 
 type EndpointDoc = WebhookEndpointRecord & { _id: string };
 
+const COLLECTION = 'webhook_endpoints';
 const idOf = (partnerId: string, environment: Environment) => `${partnerId}:${environment}`;
-const DUPLICATE_KEY = 11000;
 
-/** Endpoints in the `webhook_endpoints` collection, one document per partner and environment. */
+/**
+ * Endpoints in the `webhook_endpoints` collection, one document per partner and environment. An
+ * update is a compare-and-set on `version`; where filtered updates are not atomic (FerretDB) it
+ * first takes a claim (see claims.ts).
+ */
 export class MongoWebhookEndpointStore implements WebhookEndpointStore {
   private readonly endpoints: Collection<EndpointDoc>;
+  private readonly claims: Claims;
 
-  constructor(db: Db) {
-    this.endpoints = db.collection<EndpointDoc>('webhook_endpoints');
+  constructor(private readonly db: Db) {
+    this.endpoints = db.collection<EndpointDoc>(COLLECTION);
+    this.claims = new Claims(db);
   }
 
   async get(partnerId: string, environment: Environment): Promise<WebhookEndpointRecord | null> {
@@ -29,11 +36,12 @@ export class MongoWebhookEndpointStore implements WebhookEndpointStore {
         await this.endpoints.insertOne({ _id, ...record });
         return true;
       } catch (e) {
-        if (e instanceof MongoServerError && e.code === DUPLICATE_KEY) return false;
+        if (isDuplicateKey(e)) return false;
         throw e;
       }
     }
-    const result = await this.endpoints.replaceOne({ _id, version: expectedVersion }, { ...record });
-    return result.matchedCount === 1;
+    const replace = async () => (await this.endpoints.replaceOne({ _id, version: expectedVersion }, { ...record })).matchedCount === 1;
+    if (await updatesAreAtomic(this.db)) return replace();
+    return (await this.claims.tryWith(COLLECTION, JSON.stringify([COLLECTION, _id, expectedVersion]), replace))?.value ?? false;
   }
 }

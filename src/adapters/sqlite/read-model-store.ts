@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import type { DocumentRow, FieldValue, Query, ReadModelStore, StoredDocument } from '../../ports/read-model-store.js';
-import { columnName, createTableSql, indexedFields, indexSql, querySql, sqlValue, tableName } from './read-model-sql.js';
+import type { DocumentRow, FieldValue, IndexSpec, Query, ReadModelStore, Retention, StoredDocument } from '../../ports/read-model-store.js';
+import { columnName, createTableSql, fieldSql, indexedFields, indexSql, querySql, sqlValue, tableName } from './read-model-sql.js';
 
 type Row = { id: string; seq: number; versions: string; doc: string };
 
@@ -41,6 +41,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly checkpoints = new Map<string, bigint>();
   private readonly statements = new Map<string, Database.Statement>();
   private readonly tables = new Map<string, Table>();
+  private readonly retentions = new Map<string, Retention>();
   private flushQueued = false;
   private closed = false;
 
@@ -52,9 +53,14 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.pragma('synchronous = OFF');
   }
 
-  /** Columns and indexes for the fields a read model filters and sorts on (its `indexes`); call before use. */
-  ensureIndexes(collection: string, indexes: Array<Record<string, 1 | -1>>): void {
-    const fields = indexedFields(indexes);
+  /**
+   * Columns and indexes for the fields a read model filters and sorts on (its `indexes`), and for its
+   * retention field; call before use.
+   */
+  ensureIndexes(collection: string, indexes: readonly IndexSpec[], options: { retention?: Retention } = {}): void {
+    const { retention } = options;
+    const specs: IndexSpec[] = retention ? [...indexes, { [retention.field]: 1 }] : [...indexes];
+    const fields = indexedFields(specs);
     const table = this.table(collection);
     const missing = fields.filter((f) => !table.columnSet.has(f));
     if (missing.length) {
@@ -67,7 +73,27 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.statements.clear();
     }
     const columns = this.table(collection).columnSet;
-    for (const spec of indexes) this.db.exec(indexSql(collection, spec, columns));
+    for (const spec of specs) this.db.exec(indexSql(collection, spec, columns));
+    if (retention) this.retentions.set(collection, retention);
+  }
+
+  async purgeExpired(now: Date): Promise<Record<string, number>> {
+    const deleted: Record<string, number> = {};
+    if (this.closed) return deleted;
+    this.flush();
+    for (const [collection, { field, afterMs }] of this.retentions) {
+      const before = new Date(now.getTime() - afterMs).toISOString();
+      const name = tableName(collection);
+      const expired = `${fieldSql(field, this.table(collection).columnSet)} < ?`;
+      const ids = this.db.transaction(() => {
+        const found = (this.statement(`SELECT id FROM ${name} WHERE ${expired}`).all(before) as Array<{ id: string }>).map((r) => r.id);
+        if (found.length) this.statement(`DELETE FROM ${name} WHERE ${expired}`).run(before);
+        return found;
+      })();
+      for (const id of ids) this.cache.delete(key(collection, id));
+      deleted[collection] = ids.length;
+    }
+    return deleted;
   }
 
   async get<D>(collection: string, id: string): Promise<StoredDocument<D> | null> {

@@ -48,6 +48,8 @@ export interface AuditOptions {
   pollMs?: number;
   /** Comparisons to try while the log keeps moving under a live service; default 3. */
   rounds?: number;
+  /** Now, for read models with a retention: only documents they still keep are compared. Default: the system clock. */
+  now?: Date;
 }
 
 /**
@@ -67,8 +69,9 @@ export async function verifyReadModels(events: EventStore, served: ServedReadMod
     const readModels: ReadModelSummary[] = [];
     const differences: Difference[] = [];
     for (const p of projections) {
-      const expected = replay.documents(p.collection);
-      const got = await served.documents(p.collection);
+      const kept = retained(p, options.now ?? new Date());
+      const expected = kept(replay.documents(p.collection));
+      const got = kept(await served.documents(p.collection));
       differences.push(...diffDocuments(p.collection, expected, got));
       readModels.push({ projection: p.name, collection: p.collection, replayed: expected.length, served: got.length, servedPosition: positions.get(p.name) ?? null });
     }
@@ -86,4 +89,16 @@ async function waitUntilApplied(served: ServedReadModels, projections: readonly 
     if (done || Date.now() >= deadline) return positions;
     await delay(pollMs);
   }
+}
+
+/**
+ * The documents a read model still keeps: the replay has every delivery the log ever recorded,
+ * the served store has purged those past the retention (or will at its next purge). Both sides are
+ * cut at the same instant.
+ */
+function retained(p: AnyProjection, now: Date): (docs: Array<StoredDocument<unknown>>) => Array<StoredDocument<unknown>> {
+  const retention = p.retention;
+  if (!retention) return (docs) => docs;
+  const cutoff = new Date(now.getTime() - retention.afterMs).toISOString();
+  return (docs) => docs.filter((d) => !(String((d.doc as Record<string, unknown>)[retention.field]) < cutoff));
 }
