@@ -63,6 +63,9 @@ export const configSchema = z
     if (c.READ_STORE === 'mongodb' && !c.MONGODB_URL) {
       ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required when READ_STORE=mongodb' });
     }
+    if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT) {
+      ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT' });
+    }
     if (c.READ_STORE === 'mongodb' && !c.WEBHOOK_SECRETS_KEY) {
       // Several processes must decrypt the same secrets, so a per-machine key file will not do.
       ctx.addIssue({ code: 'custom', path: ['WEBHOOK_SECRETS_KEY'], message: 'is required when READ_STORE=mongodb' });

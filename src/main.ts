@@ -4,6 +4,8 @@ import { createLogger } from './shared/logger.js';
 import { systemClock } from './shared/clock.js';
 import { openStores } from './composition/stores.js';
 import { buildService } from './composition/server.js';
+import { startMetricsServer } from './http/metrics-server.js';
+import { LogPositionError } from './ports/event-store.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -17,8 +19,12 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: config.LOG_LEVEL });
-  const stores = await openStores(config);
+  const stores = await openStores(config, { logger });
   const service = await buildService(config, stores, { logger, clock: systemClock });
+  // METRICS_PORT: GET /metrics there, without a token (never publish that port).
+  const metricsServer =
+    config.METRICS_PORT === undefined ? undefined : await startMetricsServer({ scrape: () => service.metrics.scrape(), port: config.METRICS_PORT, host: config.HOST });
+  if (metricsServer) logger.info({ metrics_port: metricsServer.port }, `metrics on http://localhost:${metricsServer.port}/metrics`);
   const server = http.createServer(service.app.express);
   server.keepAliveTimeout = 5_000;
   server.listen(config.PORT, config.HOST, () => {
@@ -41,6 +47,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     await service.stop();
+    await metricsServer?.close();
     await stores.close();
     logger.info('stopped cleanly');
     logger.flush?.();
@@ -51,6 +58,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`Failed to start: ${(err as Error).stack ?? String(err)}\n`);
+  // A refusal names what is wrong and what to do in its message; a stack would bury it.
+  const text = err instanceof LogPositionError ? err.message : ((err as Error).stack ?? String(err));
+  process.stderr.write(`Failed to start: ${text}\n`);
   process.exit(1);
 });

@@ -2,10 +2,12 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../domain/errors.js';
 import type { Logger } from '../shared/logger.js';
+import type { ServiceMetrics } from '../shared/metrics.js';
 import type { KeyResolver } from '../application/key-resolver.js';
 import type { KeyRateLimiter } from '../application/rate-limits.js';
 import { assignRequestId } from './middleware/request-id.js';
 import { accessLog } from './middleware/access-log.js';
+import { requestMetrics } from './middleware/request-metrics.js';
 import { hasBodyHeaders, jsonBody } from './middleware/body.js';
 import { authenticator, rateLimiter } from './middleware/auth.js';
 import { errorMapper } from './middleware/errors.js';
@@ -22,6 +24,8 @@ export interface AppDeps {
   routes: RouteSpec[];
   bodyLimitBytes: number;
   adminToken?: string | undefined;
+  /** Where each answered request is reported (method, route pattern, status, seconds); none when absent. */
+  metrics?: Pick<ServiceMetrics, 'httpRequest'>;
 }
 
 export interface App {
@@ -32,8 +36,8 @@ export interface App {
 
 /**
  * Builds the Express app without listening, so tests drive it with supertest.
- * Order: request id -> access log -> body parsing -> (per route) auth -> rate limit -> scope ->
- * validation -> handler -> error mapper.
+ * Order: request id -> access log -> request metrics -> body parsing -> (per route) auth ->
+ * rate limit -> scope -> validation -> handler -> error mapper.
  */
 export function createApp(deps: AppDeps): App {
   let document: Record<string, unknown> | undefined;
@@ -47,6 +51,7 @@ export function createApp(deps: AppDeps): App {
 
   const unrouted = notFound(routes);
   const startLog = accessLog(deps.logger);
+  const startMetrics = deps.metrics ? requestMetrics(deps.metrics) : undefined;
   const body = jsonBody(deps.bodyLimitBytes);
   const dispatch = routeDispatcher(routes, {
     authenticate: authenticator(deps.keys),
@@ -56,10 +61,11 @@ export function createApp(deps: AppDeps): App {
   // Express would answer OPTIONS itself with a text/plain 200; this API has no OPTIONS (no browser CORS).
   const route = (req: Request, res: Response, next: NextFunction): void => (req.method === 'OPTIONS' ? unrouted(req, res, next) : dispatch(req, res, next));
   // Every step of a request in one middleware (each Express layer costs a dispatch per request):
-  // request id, access log, body (only when there is one), then the route.
+  // request id, access log, request metrics, body (only when there is one), then the route.
   app.use((req, res, next) => {
     assignRequestId(req, res);
     startLog(req, res);
+    startMetrics?.(req, res);
     if (!hasBodyHeaders(req)) return route(req, res, next);
     body(req, res, (err?: unknown) => (err ? next(err) : route(req, res, next)));
   });
