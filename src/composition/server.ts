@@ -7,7 +7,7 @@ import { KeyRateLimiter } from '../application/rate-limits.js';
 import { CatalogService } from '../application/catalog-service.js';
 import { OrderService } from '../application/orders/order-service.js';
 import { RiderLocations } from '../application/orders/rider-locations.js';
-import { AutoAccept } from '../application/orders/auto-accept.js';
+import { AUTO_ACCEPT_GROUP, AutoAccept } from '../application/orders/auto-accept.js';
 import { BuiltinCheckout } from '../application/payments/builtin-checkout.js';
 import { ReadModels } from '../application/read-models.js';
 import { OrderQueries } from '../application/orders/order-queries.js';
@@ -20,8 +20,12 @@ import { internalReadModelRoutes } from '../http/routes/internal-read-models.js'
 import { checkoutRoutes } from '../http/routes/checkout.js';
 import { catalogRoutes } from '../http/routes/catalog.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
-import { createWebhooks, type WebhookOptions, type Webhooks } from '../webhooks/module.js';
+import { metricsRoutes } from '../http/routes/metrics.js';
+import { LOG_CATCH_UP_MS, createWebhooks, type WebhookOptions, type Webhooks } from '../webhooks/module.js';
+import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import type { Stores } from './stores.js';
+import { PrometheusMetrics } from './metrics.js';
+import { timedEventStore } from './timed-event-store.js';
 
 export interface Services {
   catalog: CatalogService;
@@ -41,6 +45,8 @@ export interface Service {
   markShuttingDown(): void;
   /** Webhook endpoints, dispatcher and delivery scheduler (tests drive `webhooks.scheduler.runDue()`). */
   webhooks: Webhooks;
+  /** This service's metrics (its own registry); `metrics.scrape()` for METRICS_PORT. */
+  metrics: PrometheusMetrics;
 }
 
 /** Application services over the stores; shared by the server and the CLI. */
@@ -56,12 +62,18 @@ export async function buildServices(config: Config, stores: Stores, deps: { logg
 }
 
 /** Wires the application: stores -> application services -> HTTP routes and background workers. */
-export async function buildService(config: Config, stores: Stores, deps: { logger: Logger; clock: Clock; webhooks?: WebhookOptions }): Promise<Service> {
+export async function buildService(config: Config, rawStores: Stores, deps: { logger: Logger; clock: Clock; webhooks?: WebhookOptions }): Promise<Service> {
   let shuttingDown = false;
+  const metrics = new PrometheusMetrics();
+  // Every append of the service is timed (event_store_append_duration_seconds); the adapters are unchanged.
+  const stores: Stores = { ...rawStores, events: timedEventStore(rawStores.events, metrics) };
   const services = await buildServices(config, stores, { ...deps, pollCatalog: true });
+  metrics.watchProjections(() => services.readModels.status());
   await services.readModels.start();
+  const purging = purgeExpiredReadModels(rawStores, services.readModels, deps);
   const autoAccept = new AutoAccept({ events: stores.events, orders: services.orders, catalog: services.catalog, logger: deps.logger });
   await autoAccept.start();
+  const stopAutoAcceptLag = metrics.onConsumerGroupLag(AUTO_ACCEPT_GROUP, () => autoAccept.lag());
   const webhooks = createWebhooks({
     config,
     events: stores.events,
@@ -69,6 +81,7 @@ export async function buildService(config: Config, stores: Stores, deps: { logge
     readModels: services.readModels,
     clock: deps.clock,
     logger: deps.logger,
+    metrics,
     ...(deps.webhooks ? { options: deps.webhooks } : {}),
   });
   await webhooks.start();
@@ -83,6 +96,8 @@ export async function buildService(config: Config, stores: Stores, deps: { logge
     ...internalReadModelRoutes({ readModels: services.readModels }),
     ...catalogRoutes({ catalog: services.catalog, clock: deps.clock }),
     ...webhookRoutes({ endpoints: webhooks.endpoints, deliveries: webhooks.deliveries }),
+    // With METRICS_PORT the metrics are served there instead (src/main.ts), not on the API's port.
+    ...(config.METRICS_PORT === undefined ? metricsRoutes({ scrape: () => metrics.scrape() }) : []),
   ];
   const app = createApp({
     logger: deps.logger,
@@ -91,20 +106,52 @@ export async function buildService(config: Config, stores: Stores, deps: { logge
     routes,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     adminToken: config.ADMIN_TOKEN,
+    metrics,
   });
   return {
     app,
-    stores,
+    stores: rawStores,
     services,
     webhooks,
+    metrics,
     stop: async () => {
       services.catalog.stop();
+      stopAutoAcceptLag();
       await autoAccept.stop();
       await webhooks.stop();
+      purging.stop();
       await services.readModels.stop();
     },
     markShuttingDown: () => {
       shuttingDown = true;
+    },
+  };
+}
+
+/** How often a replica deletes read-model documents past their retention (the delivery log keeps 30 days). */
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Purges expired read-model documents with the service's clock: once the delivery log has caught
+ * up (a replay brings old deliveries back), then every hour. MongoDB's TTL index does it too where
+ * the server has TTL indexes; every replica purging is harmless.
+ */
+function purgeExpiredReadModels(stores: Stores, readModels: ReadModels, deps: { logger: Logger; clock: Clock }): { stop(): void } {
+  const purge = () =>
+    stores.readModels.purgeExpired?.(deps.clock.now()).then(
+      (purged) => deps.logger.info({ purged }, 'purged read-model documents past their retention'),
+      (err: unknown) => deps.logger.error({ err }, 'purging read-model documents past their retention failed; next try in an hour'),
+    );
+  let stopped = false;
+  void readModels.catchUp(webhookDeliveries.name, LOG_CATCH_UP_MS).then(() => {
+    if (!stopped) void purge();
+  });
+  const timer = setInterval(() => void purge(), PURGE_EVERY_MS);
+  timer.unref();
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
     },
   };
 }

@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../shared/clock.js';
-import type { AttemptData, AttemptTrigger, DeliveryEvent } from './delivery-events.js';
-import { dueAt, evolveDelivery, type DeliveryState } from './delivery-state.js';
-import type { DeliveryLog, LoadedDelivery } from './delivery-log.js';
+import type { AttemptAbandonedData, AttemptData, AttemptStartedData, AttemptTrigger, DeliveryEvent } from './delivery-events.js';
+import { ABANDONED_AFTER_MS, MAX_ABANDONED_CLAIMS, dueAt, evolveDelivery, type DeliveryState } from './delivery-state.js';
+import type { DeliveryCause, DeliveryLog, LoadedDelivery } from './delivery-log.js';
 import type { WebhookEndpoints, UrlPolicy } from './endpoints.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from './retry-schedule.js';
 import { DEFAULT_TIMEOUT_MS, sendWebhook, type SendResult } from './sender.js';
@@ -13,50 +14,145 @@ export interface AttemptDeps {
   endpoints: WebhookEndpoints;
   clock: Clock;
   urls: UrlPolicy;
+  /** This replica's id, written into its claims. */
+  sender: string;
   /** Reply wait of one attempt; the spec's 8 s unless a test shortens it. */
   timeoutMs?: number;
+  /** Told of every recorded outcome (metrics). */
+  onOutcome?(outcome: 'succeeded' | 'failed' | 'abandoned', durationMs: number): void;
+  /** True when a claim's sender certainly no longer runs (a dead process of this host): its claim is abandoned at once. */
+  senderGone?(sender: string): boolean;
+}
+
+/** How often a redelivery looks again while another replica's attempt of the same delivery is out. */
+const CLAIMED_POLL_MS = 250;
+
+type Result = SendResult & { url: string };
+
+/**
+ * Makes one attempt of a delivery and records it, at most once per attempt however many replicas
+ * try: the attempt is claimed first (WebhookAttemptStarted, appended with the revision that was
+ * read, so a second claimant fails and re-reads), then sent, then its outcome recorded. An attempt
+ * that is no longer due is skipped. A claim whose sender died before recording an outcome is
+ * abandoned once it is ABANDONED_AFTER_MS old (at once when its sender is certainly gone) and the
+ * attempt made again: the only way the same attempt can reach the partner twice is such a crash.
+ */
+export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, trigger: AttemptTrigger, requestId: string | null = null): Promise<DeliveryState | null> {
+  for (let waits = 0; ; ) {
+    const loaded = await deps.log.load(deliveryId);
+    if (!loaded) return null;
+    const { state } = loaded;
+    const now = deps.clock.now();
+    if (state.sending) {
+      const due = Date.parse(dueAt(state, deps.senderGone)!);
+      // Waits are counted too: a clock that stands still (tests) must not hold a redelivery forever.
+      if (now.getTime() < due && waits * CLAIMED_POLL_MS < ABANDONED_AFTER_MS) {
+        if (trigger === 'schedule') return state; // being sent; the scheduler looks again when it would be abandoned
+        waits++;
+        await sleep(CLAIMED_POLL_MS); // a redelivery goes out after the attempt in flight
+        continue;
+      }
+      await abandon(deps, loaded, now, requestId);
+      continue; // then the same attempt again, at once (or, after a failure recorded, as the schedule says)
+    }
+    if (trigger === 'schedule') {
+      const due = dueAt(state);
+      if (!due || Date.parse(due) > now.getTime()) return state;
+    }
+    const claim: AttemptStartedData = { delivery_id: state.id, attempt: state.attempt_count + 1, trigger, at: now.toISOString(), sender: deps.sender };
+    const claimEvent: DeliveryEvent = { type: 'WebhookAttemptStarted', data: claim };
+    if (!(await deps.log.record(state, [claimEvent], loaded.revision, cause(state, requestId)))) {
+      if (trigger === 'schedule') return (await deps.log.load(deliveryId))?.state ?? null; // another replica claimed it
+      continue;
+    }
+    const claimed = { ...loaded, state: evolveDelivery(state, claimEvent)!, revision: loaded.revision + 1 };
+    const result = await send(deps, loaded, now);
+    return finish(deps, claimed, claim, result, requestId);
+  }
 }
 
 /**
- * Makes one attempt of a delivery and records it. The delivery is read from its stream first, so
- * an attempt that is no longer due (another process made it) is skipped, and the result is
- * appended expecting the revision that was read: a race records one outcome, never two.
+ * Records the outcome of this replica's claimed attempt. Appends by others in between (a
+ * redelivery request) only move the revision: read again and append after them, as long as the
+ * claim is still the open one.
  */
-export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, trigger: AttemptTrigger, requestId: string | null = null): Promise<DeliveryState | null> {
-  const loaded = await deps.log.load(deliveryId);
-  if (!loaded) return null;
-  const { state } = loaded;
-  const started = deps.clock.now();
-  if (trigger === 'schedule') {
-    const due = dueAt(state);
-    if (!due || Date.parse(due) > started.getTime()) return state;
+async function finish(deps: AttemptDeps, claimed: LoadedDelivery, claim: AttemptStartedData, result: Result, requestId: string | null): Promise<DeliveryState | null> {
+  let loaded: LoadedDelivery | null = claimed;
+  for (;;) {
+    if (!loaded) return null;
+    const open = loaded.state.sending;
+    // Recorded as abandoned meanwhile (this replica stalled past ABANDONED_AFTER_MS): that stands.
+    if (!open || open.attempt !== claim.attempt || open.sender !== claim.sender) return loaded.state;
+    const recorded = await recordOutcome(deps, loaded, open, result, requestId, result.ok ? 'succeeded' : 'failed');
+    if (recorded) return recorded;
+    loaded = await deps.log.load(claim.delivery_id);
   }
-  const result = await send(deps, loaded, started);
+}
+
+/** Appends the outcome of the open claim; null when another append came first. */
+async function recordOutcome(
+  deps: AttemptDeps,
+  loaded: LoadedDelivery,
+  claim: DeliveryState['sending'] & {},
+  result: Result,
+  requestId: string | null,
+  outcome: 'succeeded' | 'failed' | 'abandoned',
+): Promise<DeliveryState | null> {
+  const { state } = loaded;
   const finished = deps.clock.now();
-  const scheduled = state.scheduled_attempts + (trigger === 'schedule' ? 1 : 0);
-  const next = trigger === 'schedule' && !result.ok ? nextAttemptAt(scheduled, finished) : null;
+  const scheduled = state.scheduled_attempts + (claim.trigger === 'schedule' ? 1 : 0);
+  const next = claim.trigger === 'schedule' && !result.ok ? nextAttemptAt(scheduled, finished) : null;
   const attempt: AttemptData = {
     delivery_id: state.id,
-    attempt: state.attempt_count + 1,
-    trigger,
+    attempt: claim.attempt,
+    trigger: claim.trigger,
     url: result.url,
-    at: started.toISOString(),
+    at: claim.at,
     status: result.status,
     duration_ms: result.duration_ms,
     error: result.error,
     next_attempt_at: next ? next.toISOString() : null,
   };
   const events: DeliveryEvent[] = [{ type: result.ok ? 'WebhookAttemptSucceeded' : 'WebhookAttemptFailed', data: attempt }];
-  if (!result.ok && trigger === 'schedule' && scheduled >= MAX_ATTEMPTS) {
+  if (!result.ok && claim.trigger === 'schedule' && scheduled >= MAX_ATTEMPTS) {
     events.push({ type: 'WebhookDeliveryFailed', data: { delivery_id: state.id, at: finished.toISOString(), attempts: scheduled } });
   }
-  const cause = { causationId: null, correlationId: state.event_id, requestId };
-  if (await deps.log.record(state, events, loaded.revision, cause)) return events.reduce<DeliveryState | null>(evolveDelivery, state);
-  return (await deps.log.load(deliveryId))?.state ?? null;
+  if (!(await deps.log.record(state, events, loaded.revision, cause(state, requestId)))) return null;
+  deps.onOutcome?.(outcome, result.duration_ms);
+  return events.reduce<DeliveryState | null>(evolveDelivery, state);
+}
+
+function cause(state: DeliveryState, requestId: string | null): DeliveryCause {
+  return { causationId: null, correlationId: state.event_id, requestId };
+}
+
+/**
+ * Closes a claim whose sender stopped before recording an outcome. Usually it uses up nothing and
+ * the attempt is made again at once, so a crash never lets a later event of the order go first;
+ * after MAX_ABANDONED_CLAIMS in a row it is recorded as a failed attempt, and the schedule decides.
+ */
+async function abandon(deps: AttemptDeps, loaded: LoadedDelivery, now: Date, requestId: string | null): Promise<void> {
+  const { state } = loaded;
+  const claim = state.sending!;
+  const ms = Math.max(0, now.getTime() - Date.parse(claim.at));
+  if ((state.abandoned_claims ?? 0) + 1 < MAX_ABANDONED_CLAIMS) {
+    const data: AttemptAbandonedData = { delivery_id: state.id, attempt: claim.attempt, trigger: claim.trigger, claimed_at: claim.at, sender: claim.sender, at: now.toISOString() };
+    if (await deps.log.record(state, [{ type: 'WebhookAttemptAbandoned', data }], loaded.revision, cause(state, requestId))) deps.onOutcome?.('abandoned', ms);
+    return;
+  }
+  const failed: Result = {
+    ok: false,
+    status: null,
+    duration_ms: ms,
+    error: `no outcome was recorded ${MAX_ABANDONED_CLAIMS} times in a row: the sending replica stopped each time before it could record one (the receiver may have got it)`,
+    response_excerpt: null,
+    url: state.url,
+  };
+  await recordOutcome(deps, loaded, claim, failed, requestId, 'abandoned');
 }
 
 /** Re-checks the URL (DNS may have changed), signs afresh and sends to the checked addresses. */
-async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promise<SendResult & { url: string }> {
+async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promise<Result> {
   const { state, envelope } = loaded;
   const endpoint = await deps.endpoints.get({ partnerId: state.partner_id, environment: state.environment });
   if (!endpoint) return refused(state.url, 'no webhook endpoint is registered any more');
@@ -74,6 +170,6 @@ async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promi
   return { ...result, url: endpoint.url };
 }
 
-function refused(url: string, error: string): SendResult & { url: string } {
+function refused(url: string, error: string): Result {
   return { ok: false, status: null, duration_ms: 0, error, response_excerpt: null, url };
 }

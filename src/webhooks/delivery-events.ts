@@ -49,8 +49,39 @@ export interface AttemptData {
   next_attempt_at: string | null;
 }
 
+/**
+ * An attempt claimed before it is sent: appended with the revision the sender read, so of two
+ * replicas that want to make the same attempt one appends it and sends, and the other sees it.
+ */
+export interface AttemptStartedData {
+  delivery_id: string;
+  /** The number the attempt's outcome will carry. */
+  attempt: number;
+  trigger: AttemptTrigger;
+  at: string;
+  /** The replica that sends it (see Lease's holder ids). */
+  sender: string;
+}
+
+/**
+ * A claimed attempt whose sender stopped before recording an outcome (a crash), recorded by the
+ * next sender. It uses up nothing: the attempt is made again at once, before any later event of
+ * the order, and the partner may get it twice (at-least-once).
+ */
+export interface AttemptAbandonedData {
+  delivery_id: string;
+  attempt: number;
+  trigger: AttemptTrigger;
+  /** When the claim was made, and by whom. */
+  claimed_at: string;
+  sender: string;
+  at: string;
+}
+
 export type DeliveryEvent =
   | { type: 'WebhookDeliveryScheduled'; data: DeliveryScheduledData }
+  | { type: 'WebhookAttemptStarted'; data: AttemptStartedData }
+  | { type: 'WebhookAttemptAbandoned'; data: AttemptAbandonedData }
   | { type: 'WebhookAttemptSucceeded'; data: AttemptData }
   | { type: 'WebhookAttemptFailed'; data: AttemptData }
   | { type: 'WebhookDeliveryFailed'; data: { delivery_id: string; at: string; attempts: number } }

@@ -1,6 +1,6 @@
 import type { Environment } from '../ports/partner-store.js';
 import type { EventType } from './event-types.js';
-import type { AttemptData, AttemptTrigger, DeliveryEvent } from './delivery-events.js';
+import type { AttemptData, AttemptStartedData, AttemptTrigger, DeliveryEvent } from './delivery-events.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'retrying' | 'failed';
 
@@ -35,7 +35,24 @@ export interface DeliveryState {
   created_at: string;
   updated_at: string;
   attempts: AttemptRecord[];
+  /** The attempt claimed and not yet recorded (internal: partners see it once its outcome is in). */
+  sending: Omit<AttemptStartedData, 'delivery_id'> | null;
+  /** Claims abandoned in a row since the last recorded outcome (internal). */
+  abandoned_claims: number;
 }
+
+/**
+ * After this many abandoned claims in a row the next one is recorded as a failed attempt, so a
+ * delivery whose sending itself kills the sender cannot loop for ever: the schedule takes over.
+ */
+export const MAX_ABANDONED_CLAIMS = 3;
+
+/**
+ * When a claimed attempt with no outcome counts as abandoned (its sender died): the spec's 8 s
+ * reply wait, the URL check before it and the write after it, with room to spare. Another
+ * replica then records it as failed, and the retry schedule goes on.
+ */
+export const ABANDONED_AFTER_MS = 20_000;
 
 /** Pure: the delivery after one of its events (null before it was scheduled: nothing to show). */
 export function evolveDelivery(state: DeliveryState | null, event: DeliveryEvent): DeliveryState | null {
@@ -59,10 +76,18 @@ export function evolveDelivery(state: DeliveryState | null, event: DeliveryEvent
       created_at: d.at,
       updated_at: d.at,
       attempts: [],
+      sending: null,
+      abandoned_claims: 0,
     };
   }
   if (!state) return null;
   switch (event.type) {
+    case 'WebhookAttemptStarted': {
+      const { delivery_id: _id, ...sending } = event.data;
+      return { ...state, sending };
+    }
+    case 'WebhookAttemptAbandoned':
+      return { ...state, sending: null, abandoned_claims: (state.abandoned_claims ?? 0) + 1 }; // ?? 0: documents folded before the field existed
     case 'WebhookAttemptSucceeded':
       return { ...withAttempt(state, event.data), status: 'succeeded', next_attempt_at: null };
     case 'WebhookAttemptFailed': {
@@ -72,7 +97,7 @@ export function evolveDelivery(state: DeliveryState | null, event: DeliveryEvent
       return { ...next, status: due ? 'retrying' : next.status, next_attempt_at: due };
     }
     case 'WebhookDeliveryFailed':
-      return { ...state, status: 'failed', next_attempt_at: null, updated_at: event.data.at };
+      return { ...state, status: 'failed', next_attempt_at: null, updated_at: event.data.at, sending: null };
     case 'WebhookRedeliveryRequested':
       return { ...state, redelivery_requested_at: event.data.at, updated_at: event.data.at };
   }
@@ -87,6 +112,8 @@ function withAttempt(state: DeliveryState, a: AttemptData): DeliveryState {
     scheduled_attempts: state.scheduled_attempts + (a.trigger === 'schedule' ? 1 : 0),
     attempts: [...state.attempts, record],
     updated_at: a.at,
+    sending: null,
+    abandoned_claims: 0,
   };
 }
 
@@ -94,7 +121,16 @@ export function foldDelivery(events: readonly DeliveryEvent[]): DeliveryState | 
   return events.reduce<DeliveryState | null>(evolveDelivery, null);
 }
 
-/** When the retry schedule wants the next attempt, or null when it wants none. */
-export function dueAt(state: DeliveryState): string | null {
+/**
+ * When the retry schedule wants the next attempt, or null when it wants none. While an attempt is
+ * claimed, the time it would count as abandoned (nothing is due before then), or at once when
+ * `senderGone` says its sender is certainly gone.
+ */
+export function dueAt(state: DeliveryState, senderGone?: (sender: string) => boolean): string | null {
+  if (state.sending) return senderGone?.(state.sending.sender) ? state.sending.at : abandonedAt(state.sending);
   return state.status === 'pending' || state.status === 'retrying' ? state.next_attempt_at : null;
+}
+
+export function abandonedAt(sending: { at: string }): string {
+  return new Date(Date.parse(sending.at) + ABANDONED_AFTER_MS).toISOString();
 }

@@ -14,7 +14,14 @@ import { orderEnvelopes, type WebhookEnvelope } from './envelope.js';
 export const WEBHOOK_DISPATCHER_GROUP = 'webhook-dispatcher';
 /** A failing event is retried with growing pauses (1 s .. 30 s), then parked for an operator. */
 const MAX_RETRIES = 20;
-const backoffMs = (retryCount: number) => Math.min(1000 * 2 ** retryCount, 30_000);
+const MAX_BACKOFF_MS = 30_000;
+export const backoffMs = (retryCount: number) => Math.min(1000 * 2 ** retryCount, MAX_BACKOFF_MS);
+/**
+ * The longest the handler may take for one event: the longest pause before a retry, and as long
+ * again for its reads and writes. The group's store must not hand the event to another consumer
+ * sooner (EventStoreDB's message timeout follows from it).
+ */
+export const DISPATCH_HANDLER_MAX_MS = MAX_BACKOFF_MS + 30_000;
 
 export interface Scheduling {
   track(state: DeliveryState): void;
@@ -29,25 +36,35 @@ export interface Scheduling {
  */
 export class WebhookDispatcher {
   private group: ConsumerGroup | undefined;
-  private readonly stopping = new AbortController();
+  private stopping = new AbortController();
 
   constructor(
     private readonly deps: { events: EventStore; endpoints: WebhookEndpoints; log: DeliveryLog; scheduler: Scheduling; clock: Clock; logger?: Logger },
   ) {}
 
   async start(): Promise<void> {
+    this.stopping = new AbortController(); // started again after a stop when this replica becomes the sender again
     this.group = this.deps.events.consumerGroup({
       group: WEBHOOK_DISPATCHER_GROUP,
       filter: { streamPrefixes: ['order-'] },
       maxRetries: MAX_RETRIES,
+      maxHandlerMs: DISPATCH_HANDLER_MAX_MS,
       onError: (err) => this.deps.logger?.error({ err }, 'webhook dispatcher group failed; it keeps going'),
     });
     await this.group.start((e, { retryCount }) => this.handleOrWait(e, retryCount));
   }
 
+  /** Positions between the log's head and the group's stored position (0 while not started). */
+  async lag(): Promise<bigint> {
+    if (!this.group) return 0n;
+    const [head, position] = await Promise.all([this.deps.events.headPosition(), this.group.position()]);
+    return head > position ? head - position : 0n;
+  }
+
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.group?.stop();
+    this.group = undefined;
   }
 
   /** A store hiccup must not burn through the retries in a few milliseconds and park the event. */

@@ -9,30 +9,43 @@ import { attemptDelivery } from './attempt.js';
 import { WebhookDeliveries } from './deliveries.js';
 import { DeliveryLog } from './delivery-log.js';
 import type { DeliveryState } from './delivery-state.js';
-import { WebhookDispatcher } from './dispatcher.js';
+import { WEBHOOK_DISPATCHER_GROUP, WebhookDispatcher } from './dispatcher.js';
+import { noopMetrics, type ServiceMetrics, type WebhookAttemptOutcome } from '../shared/metrics.js';
 import { WebhookEndpoints } from './endpoints.js';
 import { DeliveryScheduler, type SchedulerOptions } from './scheduler.js';
+import { Lease, holderMayBeAlive, type LeaseOptions } from '../application/lease.js';
 import { loadOrCreateKeyFile, parseKeyFromConfig } from './secret-box.js';
 import type { Resolver } from './ssrf-guard.js';
 
-/** Knobs tests turn; production uses the defaults (system DNS, the spec's 8 s). */
+/** Knobs tests turn; production uses the defaults (system DNS, the spec's 8 s, a 10 s lease). */
 export interface WebhookOptions {
   resolve?: Resolver;
   timeoutMs?: number;
   scheduler?: SchedulerOptions;
+  lease?: Pick<LeaseOptions, 'holder' | 'ttlMs' | 'tickMs'>;
 }
+
+/** The lease that makes one replica the webhook sender (lease-webhook-sender in the event store). */
+export const WEBHOOK_SENDER_LEASE = 'webhook-sender';
+/**
+ * How often the sender looks for deliveries it does not know yet: pending ones another replica
+ * scheduled (a webhook.test event).
+ */
+const RESCAN_MS = 5_000;
 
 export interface Webhooks {
   endpoints: WebhookEndpoints;
   deliveries: WebhookDeliveries;
   scheduler: DeliveryScheduler;
   dispatcher: WebhookDispatcher;
+  /** Held by the one replica that turns order events into deliveries and sends them. */
+  lease: Lease;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** How long start waits for the delivery log to include the whole event log before resuming retries. */
-const LOG_CATCH_UP_MS = 120_000;
+export const LOG_CATCH_UP_MS = 120_000;
 const LOAD_PAGE = 500;
 
 /** WEBHOOK_SECRETS_KEY when set, else the key file the embedded default keeps under DATA_DIR. */
@@ -47,37 +60,79 @@ export function createWebhooks(deps: {
   readModels: ReadModels;
   clock: Clock;
   logger: Logger;
+  metrics?: ServiceMetrics;
   options?: WebhookOptions;
 }): Webhooks {
-  const { config, events, readModels, clock, logger, options = {} } = deps;
+  const { config, events, readModels, clock, logger, metrics = noopMetrics, options = {} } = deps;
   const urls = { allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_URLS, ...(options.resolve ? { resolve: options.resolve } : {}) };
   const endpoints = new WebhookEndpoints({ store: deps.endpointStore, key: webhookSecretsKey(config), clock, urls });
   const log = new DeliveryLog(events);
-  const attemptDeps = { log, endpoints, clock, urls, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) };
-  const scheduler = new DeliveryScheduler({ attempt: (id, trigger) => attemptDelivery(attemptDeps, id, trigger), clock, logger }, options.scheduler);
-  const dispatcher = new WebhookDispatcher({ events, endpoints, log, scheduler, clock, logger });
+  // The lease and the metrics name this replica alike.
+  const lease = new Lease({ events, logger }, { name: WEBHOOK_SENDER_LEASE, holder: metrics.replica === noopMetrics.replica ? undefined : metrics.replica, ...options.lease });
+  // A claim by a process of this host that no longer runs is abandoned at once, not after 20 s.
+  const senderGone = (sender: string) => !holderMayBeAlive(sender, lease.holder);
+  const attemptDeps = {
+    log,
+    endpoints,
+    clock,
+    urls,
+    sender: lease.holder,
+    senderGone,
+    onOutcome: (outcome: WebhookAttemptOutcome, ms: number) => metrics.webhookAttempt(outcome, ms / 1000),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+  };
+  const scheduler = new DeliveryScheduler({ attempt: (id, trigger) => attemptDelivery(attemptDeps, id, trigger), clock, logger, senderGone }, options.scheduler);
+  // Only the sender keeps an agenda; elsewhere a delivery scheduled here (webhook.test) waits for its rescan.
+  const scheduling = { track: (state: DeliveryState) => void (lease.held() && scheduler.track(state)) };
+  const dispatcher = new WebhookDispatcher({ events, endpoints, log, scheduler: scheduling, clock, logger });
   const deliveries = new WebhookDeliveries({ readModels, log, scheduler, dispatcher, endpoints, clock });
+  let rescan: NodeJS.Timeout | undefined;
+
+  /**
+   * Every delivery the log says is pending (or also retrying) that the agenda does not have yet.
+   * On taking over, the log must first include the whole event log; a rescan takes it as it is.
+   */
+  const resume = async (statuses: readonly string[], catchUp = true): Promise<void> => {
+    if (catchUp && !(await readModels.catchUp(webhookDeliveries.name, LOG_CATCH_UP_MS))) {
+      throw new Error('the webhook delivery log did not catch up with the event log; cannot resume deliveries');
+    }
+    for (const status of statuses) {
+      for await (const state of unfinished(readModels, status)) if (!scheduler.knows(state.id)) scheduler.track(state);
+    }
+  };
+
+  const unregister: Array<() => void> = [];
+  const sender = {
+    // Resume the durable schedule first: every delivery the log says is pending or retrying.
+    async onAcquired() {
+      metrics.setLeaseHeld(WEBHOOK_SENDER_LEASE, true);
+      await resume(['pending', 'retrying']);
+      scheduler.start();
+      await dispatcher.start();
+      unregister.push(
+        metrics.onRetryQueueDepth(() => scheduler.pending()),
+        metrics.onConsumerGroupLag(WEBHOOK_DISPATCHER_GROUP, () => dispatcher.lag()),
+      );
+      rescan = setInterval(() => void resume(['pending'], false).catch((err: unknown) => logger.error({ err }, 'webhook rescan failed')), RESCAN_MS);
+      rescan.unref();
+    },
+    async onLost() {
+      metrics.setLeaseHeld(WEBHOOK_SENDER_LEASE, false);
+      for (const off of unregister.splice(0)) off();
+      clearInterval(rescan);
+      await dispatcher.stop();
+      await scheduler.stop();
+    },
+  };
 
   return {
     endpoints,
     deliveries,
     scheduler,
     dispatcher,
-    async start() {
-      // Resume the durable schedule first: every delivery the log says is pending or retrying.
-      if (!(await readModels.catchUp(webhookDeliveries.name, LOG_CATCH_UP_MS))) {
-        throw new Error('the webhook delivery log did not catch up with the event log; cannot resume deliveries');
-      }
-      for (const status of ['pending', 'retrying']) {
-        for await (const state of unfinished(readModels, status)) scheduler.track(state);
-      }
-      scheduler.start();
-      await dispatcher.start();
-    },
-    async stop() {
-      await dispatcher.stop();
-      await scheduler.stop();
-    },
+    lease,
+    start: () => lease.start(sender),
+    stop: () => lease.stop(),
   };
 }
 

@@ -34,13 +34,13 @@ const BACKOFF_AFTER_ERROR_MS = 60_000;
  */
 export class DeliveryScheduler {
   private readonly entries = new Map<string, Entry>();
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<string, { done: Promise<void>; endpoint: string }>();
   private timer: NodeJS.Timeout | undefined;
   private readonly concurrency: number;
   private readonly perEndpoint: number;
 
   constructor(
-    private readonly deps: { attempt: Attempt; clock: Clock; logger?: Logger },
+    private readonly deps: { attempt: Attempt; clock: Clock; logger?: Logger; senderGone?: (sender: string) => boolean },
     private readonly options: SchedulerOptions = {},
   ) {
     this.concurrency = options.concurrency ?? 16;
@@ -57,19 +57,24 @@ export class DeliveryScheduler {
     clearInterval(this.timer);
     this.timer = undefined;
     this.entries.clear();
-    await Promise.all(this.inFlight.values());
+    await Promise.all([...this.inFlight.values()].map((f) => f.done));
+  }
+
+  /** Whether the delivery is on the agenda or being attempted. */
+  knows(deliveryId: string): boolean {
+    return this.entries.has(deliveryId) || this.inFlight.has(deliveryId);
   }
 
   /** Adds, moves or drops a delivery according to its state, then starts whatever is due. */
   track(state: DeliveryState): void {
-    const due = dueAt(state);
+    const due = dueAt(state, this.deps.senderGone);
     if (due === null) this.entries.delete(state.id);
     else {
       this.entries.set(state.id, {
         id: state.id,
         lane: state.order_id ?? state.id,
         rank: [state.order_revision ?? 0, state.type_index],
-        endpoint: `${state.partner_id}:${state.environment}`,
+        endpoint: endpointOf(state),
         dueAt: Date.parse(due),
         attempted: state.attempt_count > 0,
       });
@@ -82,15 +87,25 @@ export class DeliveryScheduler {
     for (;;) {
       this.pump();
       if (this.inFlight.size === 0) return;
-      await Promise.all(this.inFlight.values());
+      await Promise.all([...this.inFlight.values()].map((f) => f.done));
     }
   }
 
-  /** An attempt now, outside the schedule (redelivery); waits for an attempt already in flight first. */
-  async attemptNow(deliveryId: string): Promise<DeliveryState | null> {
-    await this.inFlight.get(deliveryId);
+  /**
+   * An attempt now, outside the schedule (redelivery). It waits for an attempt of the same delivery
+   * already in flight here, and for a free slot of the endpoint (the per-endpoint limit holds for
+   * redeliveries too).
+   */
+  async attemptNow(deliveryId: string, owner: { partner_id: string; environment: string }): Promise<DeliveryState | null> {
+    const endpoint = endpointOf(owner);
+    for (;;) {
+      const same = this.inFlight.get(deliveryId);
+      const busy = [...this.inFlight.values()].filter((f) => f.endpoint === endpoint);
+      if (!same && busy.length < this.perEndpoint) break;
+      await Promise.race(same ? [same.done] : busy.map((f) => f.done));
+    }
     let state: DeliveryState | null = null;
-    await this.run(deliveryId, 'redelivery', (s) => (state = s));
+    await this.run(deliveryId, endpoint, 'redelivery', (s) => (state = s));
     return state;
   }
 
@@ -102,10 +117,7 @@ export class DeliveryScheduler {
     const now = this.deps.clock.now().getTime();
     const heads = this.laneHeads();
     const busy = new Map<string, number>();
-    for (const id of this.inFlight.keys()) {
-      const endpoint = this.entries.get(id)?.endpoint;
-      if (endpoint) busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
-    }
+    for (const { endpoint } of this.inFlight.values()) busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
     const due = [...this.entries.values()].filter((e) => e.dueAt <= now && !this.inFlight.has(e.id)).sort((a, b) => a.dueAt - b.dueAt);
     for (const entry of due) {
       if (this.inFlight.size >= this.concurrency) return;
@@ -113,7 +125,7 @@ export class DeliveryScheduler {
       // A first attempt waits until the earlier events of its order have had theirs.
       if (!entry.attempted && heads.get(entry.lane) !== entry) continue;
       busy.set(entry.endpoint, (busy.get(entry.endpoint) ?? 0) + 1);
-      void this.run(entry.id, 'schedule', (s) => (s ? this.track(s) : this.entries.delete(entry.id)));
+      void this.run(entry.id, entry.endpoint, 'schedule', (s) => (s ? this.track(s) : this.entries.delete(entry.id)));
     }
   }
 
@@ -128,7 +140,7 @@ export class DeliveryScheduler {
     return heads;
   }
 
-  private run(id: string, trigger: AttemptTrigger, done: (s: DeliveryState | null) => void): Promise<void> {
+  private run(id: string, endpoint: string, trigger: AttemptTrigger, done: (s: DeliveryState | null) => void): Promise<void> {
     const running = this.deps
       .attempt(id, trigger)
       .then(done, (err: unknown) => {
@@ -141,7 +153,11 @@ export class DeliveryScheduler {
         this.inFlight.delete(id);
         if (this.timer) this.pump();
       });
-    this.inFlight.set(id, running.catch(() => undefined));
+    this.inFlight.set(id, { done: running.catch(() => undefined), endpoint });
     return running;
   }
+}
+
+function endpointOf(owner: { partner_id: string; environment: string }): string {
+  return `${owner.partner_id}:${owner.environment}`;
 }

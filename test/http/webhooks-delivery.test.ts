@@ -127,7 +127,7 @@ describe('at-least-once dispatch', () => {
     expect(log.body.data.map((d: { attempt_count: number }) => d.attempt_count)).toEqual([1, 1]);
     for (const d of log.body.data) {
       const recorded = await ts.stores.events.readStream(`webhook-delivery-${d.id}`);
-      expect(recorded.map((e) => e.type)).toEqual(['WebhookDeliveryScheduled', 'WebhookAttemptSucceeded']);
+      expect(recorded.map((e) => e.type)).toEqual(['WebhookDeliveryScheduled', 'WebhookAttemptStarted', 'WebhookAttemptSucceeded']);
     }
   });
 });

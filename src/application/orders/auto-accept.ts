@@ -33,6 +33,13 @@ export class AutoAccept {
     await this.group?.stop();
   }
 
+  /** Positions between the log's head and the group's stored position. */
+  async lag(): Promise<bigint> {
+    if (!this.group) return 0n;
+    const [head, position] = await Promise.all([this.deps.events.headPosition(), this.group.position()]);
+    return head > position ? head - position : 0n;
+  }
+
   private async handle(e: RecordedEvent): Promise<'ack'> {
     const { orders, catalog } = this.deps;
     const accepts = (order: OrderView) =>
