@@ -61,7 +61,11 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, tri
     }
     const claim: AttemptStartedData = { delivery_id: state.id, attempt: state.attempt_count + 1, trigger, at: now.toISOString(), sender: deps.sender };
     const claimEvent: DeliveryEvent = { type: 'WebhookAttemptStarted', data: claim };
-    if (!(await deps.log.record(state, [claimEvent], loaded.revision, cause(state, requestId)))) {
+    // 'ordered': every replica sees the claim once it is committed, which is what makes it a claim;
+    // the outcome, appended after it in the same log, is never durable without it. A power loss that
+    // takes the claim back means a crash, after which a second send is allowed. Waiting for the disk
+    // here as well would put one more sync into every attempt, and an endpoint has four slots.
+    if (!(await deps.log.record(state, [claimEvent], loaded.revision, cause(state, requestId), 'ordered'))) {
       if (trigger === 'schedule') return (await deps.log.load(deliveryId))?.state ?? null; // another replica claimed it
       continue;
     }

@@ -48,14 +48,14 @@ export class DeliveryLog {
     return { state, envelope: scheduled.event, revision: recorded[recorded.length - 1]!.revision };
   }
 
-  /** Appends after `revision`; false when someone else appended first (the caller re-reads). */
-  async record(state: DeliveryState, events: DeliveryEvent[], revision: number, cause: DeliveryCause): Promise<boolean> {
+  /** Appends after `revision`; false when someone else appended first (the caller re-reads). `durability` as in the event-store port. */
+  async record(state: DeliveryState, events: DeliveryEvent[], revision: number, cause: DeliveryCause, durability: AppendOptions['durability'] = 'durable'): Promise<boolean> {
     const at = events[0]?.data.at ?? state.updated_at;
     try {
       await this.events.append(
         deliveryStream(state.id),
         events.map((e) => ({ type: e.type, data: { ...e.data }, metadata: metadata(state, cause, at) })),
-        { expectedRevision: revision },
+        { expectedRevision: revision, durability },
       );
       return true;
     } catch (err) {

@@ -67,7 +67,8 @@ export function createWebhooks(deps: {
   const urls = { allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_URLS, ...(options.resolve ? { resolve: options.resolve } : {}) };
   const endpoints = new WebhookEndpoints({ store: deps.endpointStore, key: webhookSecretsKey(config), clock, urls });
   const log = new DeliveryLog(events);
-  // The lease and the metrics name this replica alike.
+  // The lease and the metrics name this replica alike. Without metrics (components built in tests)
+  // the lease makes its own id: the no-op metrics' fixed name would be shared by every service.
   const lease = new Lease({ events, logger }, { name: WEBHOOK_SENDER_LEASE, holder: metrics.replica === noopMetrics.replica ? undefined : metrics.replica, ...options.lease });
   // A claim by a process of this host that no longer runs is abandoned at once, not after 20 s.
   const senderGone = (sender: string) => !holderMayBeAlive(sender, lease.holder);
