@@ -211,6 +211,13 @@ export interface ConsumerGroup {
   position(): Promise<bigint>;
 }
 
+/** Positions between the log's head and a consumer group's stored position (0 while there is no group). */
+export async function consumerGroupLag(events: EventStore, group: ConsumerGroup | undefined): Promise<bigint> {
+  if (!group) return 0n;
+  const [head, position] = await Promise.all([events.headPosition(), group.position()]);
+  return head > position ? head - position : 0n;
+}
+
 export interface StreamInfo {
   streamId: string;
   lastRevision: number;

@@ -131,6 +131,6 @@ export function dueAt(state: DeliveryState, senderGone?: (sender: string) => boo
   return state.status === 'pending' || state.status === 'retrying' ? state.next_attempt_at : null;
 }
 
-export function abandonedAt(sending: { at: string }): string {
+function abandonedAt(sending: { at: string }): string {
   return new Date(Date.parse(sending.at) + ABANDONED_AFTER_MS).toISOString();
 }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AppendOptions, ConsumerGroup, ConsumerOutcome, EventStore, RecordedEvent } from '../ports/event-store.js';
+import { consumerGroupLag, type AppendOptions, type ConsumerGroup, type ConsumerOutcome, type EventStore, type RecordedEvent } from '../ports/event-store.js';
 import type { Environment } from '../ports/partner-store.js';
 import { isOrderEventType, type OrderEvent } from '../domain/order/events.js';
 import { evolve, rehydrate } from '../domain/order/state.js';
@@ -54,11 +54,9 @@ export class WebhookDispatcher {
     await this.group.start((e, { retryCount }) => this.handleOrWait(e, retryCount));
   }
 
-  /** Positions between the log's head and the group's stored position (0 while not started). */
-  async lag(): Promise<bigint> {
-    if (!this.group) return 0n;
-    const [head, position] = await Promise.all([this.deps.events.headPosition(), this.group.position()]);
-    return head > position ? head - position : 0n;
+  /** Positions between the log's head and the group's stored position (consumer_group_lag). */
+  lag(): Promise<bigint> {
+    return consumerGroupLag(this.deps.events, this.group);
   }
 
   async stop(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { ConsumerGroup, EventStore, RecordedEvent } from '../../ports/event-store.js';
+import { consumerGroupLag, type ConsumerGroup, type EventStore, type RecordedEvent } from '../../ports/event-store.js';
 import { isApiError } from '../../domain/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { CatalogReader, OrderService } from './order-service.js';
@@ -33,11 +33,9 @@ export class AutoAccept {
     await this.group?.stop();
   }
 
-  /** Positions between the log's head and the group's stored position. */
-  async lag(): Promise<bigint> {
-    if (!this.group) return 0n;
-    const [head, position] = await Promise.all([this.deps.events.headPosition(), this.group.position()]);
-    return head > position ? head - position : 0n;
+  /** Positions between the log's head and the group's stored position (consumer_group_lag). */
+  lag(): Promise<bigint> {
+    return consumerGroupLag(this.deps.events, this.group);
   }
 
   private async handle(e: RecordedEvent): Promise<'ack'> {
