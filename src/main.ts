@@ -1,10 +1,11 @@
-import http from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './shared/logger.js';
 import { systemClock } from './shared/clock.js';
 import { openStores } from './composition/stores.js';
 import { buildService } from './composition/server.js';
 import { startMetricsServer } from './http/metrics-server.js';
+import { createHttpServer } from './http/http-server.js';
+import { installShutdown } from './composition/shutdown.js';
 import { LogPositionError } from './ports/event-store.js';
 
 async function main(): Promise<void> {
@@ -25,36 +26,23 @@ async function main(): Promise<void> {
   const metricsServer =
     config.METRICS_PORT === undefined ? undefined : await startMetricsServer({ scrape: () => service.metrics.scrape(), port: config.METRICS_PORT, host: config.HOST });
   if (metricsServer) logger.info({ metrics_port: metricsServer.port }, `metrics on http://localhost:${metricsServer.port}/metrics`);
-  const server = http.createServer(service.app.express);
-  server.keepAliveTimeout = 5_000;
+  const server = createHttpServer(service.app.express);
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     logger.info({ port, data_dir: config.dataDir, event_store: config.EVENT_STORE, read_store: config.READ_STORE }, `listening on http://localhost:${port}`);
   });
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'draining in-flight requests');
-    service.markShuttingDown();
-    const force = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
-    force.unref();
-    // Stop accepting; idle keep-alive sockets are closed so the drain finishes when requests do.
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
-    await service.stop();
-    await metricsServer?.close();
-    await stores.close();
-    logger.info('stopped cleanly');
-    logger.flush?.();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  installShutdown({
+    server,
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    logger,
+    markShuttingDown: () => service.markShuttingDown(),
+    close: async () => {
+      await service.stop();
+      await metricsServer?.close();
+      await stores.close();
+    },
+  });
 }
 
 main().catch((err) => {
