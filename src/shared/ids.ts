@@ -3,7 +3,7 @@ import { hash, randomBytes, randomFillSync } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 // Random bytes are drawn from the CSPRNG 4 KB at a time and each byte is handed out once (as
-// crypto.randomUUID does): one randomBytes() call per id cost ~9% of a GET /v1/ping, where every
+// crypto.randomUUID does): one randomBytes() call per id costs ~9% of a GET /v1/ping, where every
 // request gets an id.
 const POOL_SIZE = 4096;
 const pool = Buffer.alloc(POOL_SIZE);

@@ -40,8 +40,8 @@ export interface Durability {
  * 'ordered') and committed together when it returns, just before the next fsync: a write could not
  * be acknowledged sooner anyway,
  * and one commit per fsync writes each shared page (the log's last leaf, its indexes) to the
- * write-ahead log once instead of once per turn; at 500 orders/s that was most of the bytes each
- * fsync had to flush. Until then the rows are hidden from this process's log readers
+ * write-ahead log once instead of once per turn; at 500 orders/s those repeated pages would be most
+ * of the bytes each fsync flushes. Until then the rows are hidden from this process's log readers
  * (`visibleHead`), so no projection, webhook or consumer acts on an event a power loss could
  * still take back.
  */

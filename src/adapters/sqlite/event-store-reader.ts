@@ -32,13 +32,14 @@ export function toRecordedEvent(row: EventRow): RecordedEvent {
 /**
  * The same event for readStream and for pages of the log, with `data` and `metadata` parsed on
  * first access. Folding a stream (or projecting a catch-up) reads only `data`, and an order event's
- * metadata (ids, actor, times) is often longer than its data: parsing both was most of readStream's
- * self time in GET /v1/orders/{id}, and a sixth of a read-model rebuild; a catch-up shared with a
- * worker thread reads every event but projects only half of them. A class with the accessors on its
- * prototype: an object literal with its own accessor made the conversion slower than parsing both
- * (V8 gives each one fresh closures and a dictionary shape). So `data` and `metadata` are not own
- * properties: spreading the event would drop them (nothing does; the port says so), while reading
- * them, assigning them and JSON.stringify (toJSON) behave as for a plain event.
+ * metadata (ids, actor, times) is often longer than its data: parsing both would be most of
+ * readStream's self time in GET /v1/orders/{id}, and a sixth of a read-model rebuild; a catch-up
+ * shared with a worker thread reads every event but projects only half of them. A class with the
+ * accessors on its prototype: an object literal with its own accessor makes the conversion slower
+ * than parsing both (V8 gives each one fresh closures and a dictionary shape). So `data` and
+ * `metadata` are not own properties: spreading the event would drop them (nothing does; the port
+ * says so), while reading them, assigning them and JSON.stringify (toJSON) behave as for a plain
+ * event.
  */
 class StreamEvent implements RecordedEvent {
   readonly id: string;

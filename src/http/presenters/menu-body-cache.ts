@@ -1,7 +1,7 @@
 /**
  * The bytes of GET /v1/stores/{id}/menu answers (and, for clients that accept gzip, the same bytes
  * gzipped), so a large menu is not rebuilt, serialised and compressed on every request
- * (JSON.stringify of a 161 KB menu was the largest share of that route's CPU).
+ * (serialising a large menu is otherwise the largest share of that route's CPU).
  *
  * A menu is a function of the store record and of the two time-dependent fields it shows,
  * `store.status` and `store.accepting_orders`. The store record is immutable within one catalog

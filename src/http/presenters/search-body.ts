@@ -3,9 +3,9 @@
  * `{ data: { stores: [toStoreBrief...], items: [{ ...toItem, store: {id, name, status} }...] } }`.
  * An item's own fields depend only on the item, its category and the store's currency, all fixed
  * within one catalog index, so each item's JSON is written once and reused: presenting and
- * serialising ten items was a large share of a search answer's CPU. Kept in a WeakMap keyed by
- * the item object: an import builds new item objects, so entries of an old catalog go with it,
- * and there is at most one string per item of the current catalog.
+ * serialising ten items is otherwise a large share of a search answer's CPU. Kept in a WeakMap
+ * keyed by the item object: an import builds new item objects, so entries of an old catalog go
+ * with it, and there is at most one string per item of the current catalog.
  */
 import type { Item, Store } from '../../domain/catalog/model.js';
 import type { SearchResult } from '../../domain/catalog/search.js';
