@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -45,8 +46,27 @@ export const configSchema = z
       .describe('AES-256-GCM key for webhook signing secrets at rest. Embedded default: a key file under DATA_DIR.'),
     DEFAULT_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(600).default(1200).describe('Per-key limit for keys created without --rate-limit.'),
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(102_400).describe('Largest accepted request body.'),
+    HTTP_REQUEST_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .max(600_000)
+      .default(30_000)
+      .describe('Longest time a client may take to send a whole request (headers at most 10 s of it); then 408 and the connection closes.'),
+    HTTP_MAX_CONNECTIONS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(1_000)
+      .describe('Connections the HTTP server holds open at once; more are closed as they arrive. Keep it under the open-file limit.'),
     SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL').describe('SQLite durability: FULL survives power loss, NORMAL only process crashes.'),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000).describe('How long SIGTERM waits for in-flight requests.'),
+    TRUST_PROXY: z
+      .string()
+      .refine(validTrustProxy, 'must be a number of proxy hops, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal')
+      .transform((v) => (/^\d+$/.test(v.trim()) ? Number(v) : v))
+      .optional()
+      .describe('Reverse proxies whose X-Forwarded-For names the client (Express "trust proxy"); unset: the connecting address is the client.'),
     PUBLIC_BASE_URL: z.string().url().optional().describe('Public address of this service, used in payment links. Defaults to http://localhost:PORT.'),
     METRICS_PORT: z.coerce
       .number()
@@ -71,6 +91,14 @@ export const configSchema = z
       ctx.addIssue({ code: 'custom', path: ['WEBHOOK_SECRETS_KEY'], message: 'is required when READ_STORE=mongodb' });
     }
   });
+
+/** Express's `trust proxy` forms, except `true` (it would believe any client's X-Forwarded-For). */
+function validTrustProxy(value: string): boolean {
+  if (/^\d+$/.test(value.trim())) return true;
+  const names = ['loopback', 'linklocal', 'uniquelocal'];
+  const entries = value.split(',').map((e) => e.trim());
+  return entries.every((e) => names.includes(e) || ipaddr.isValid(e) || ipaddr.isValidCIDR(e));
+}
 
 export type Config = z.infer<typeof configSchema> & { dataDir: string; publicBaseUrl: string };
 

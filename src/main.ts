@@ -6,7 +6,7 @@ import { buildService } from './composition/server.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { createHttpServer } from './http/http-server.js';
 import { installShutdown } from './composition/shutdown.js';
-import { LogPositionError } from './ports/event-store.js';
+import { Refusal } from './shared/refusal.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -26,7 +26,10 @@ async function main(): Promise<void> {
   const metricsServer =
     config.METRICS_PORT === undefined ? undefined : await startMetricsServer({ scrape: () => service.metrics.scrape(), port: config.METRICS_PORT, host: config.HOST });
   if (metricsServer) logger.info({ metrics_port: metricsServer.port }, `metrics on http://localhost:${metricsServer.port}/metrics`);
-  const server = createHttpServer(service.app.express);
+  const server = createHttpServer(service.app.express, {
+    logger,
+    limits: { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, maxConnections: config.HTTP_MAX_CONNECTIONS },
+  });
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -47,7 +50,7 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   // A refusal names what is wrong and what to do in its message; a stack would bury it.
-  const text = err instanceof LogPositionError ? err.message : ((err as Error).stack ?? String(err));
+  const text = err instanceof Refusal ? err.message : ((err as Error).stack ?? String(err));
   process.stderr.write(`Failed to start: ${text}\n`);
   process.exit(1);
 });

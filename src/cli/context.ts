@@ -1,23 +1,37 @@
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { openStores, type Stores } from '../composition/stores.js';
+import { openStores, type OpenStoresOptions, type Stores } from '../composition/stores.js';
+import { Refusal } from '../shared/refusal.js';
 
 /** Thrown for a user mistake: printed as one line, exit code 1, no stack trace. */
 export class CliError extends Error {}
 
-/** Opens the configured stores for one command and always closes them. */
-export async function withStores<T>(fn: (stores: Stores, config: Config) => Promise<T>): Promise<T> {
-  let config: Config;
+/**
+ * Opens the configured stores for one command and always closes them. The stores refuse a data
+ * directory as the server does (data-dir.ts), without the server's integrity scan of the files.
+ */
+export async function withStores<T>(fn: (stores: Stores, config: Config) => Promise<T>, options: Pick<OpenStoresOptions, 'webhookKeyCheck'> = {}): Promise<T> {
+  const config = cliConfig();
+  let stores: Stores;
   try {
-    config = loadConfig();
+    stores = await openStores(config, { integrityCheck: false, ...options });
   } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message);
+    if (err instanceof Refusal) throw new CliError(err.message);
     throw err;
   }
-  const stores = await openStores(config);
   try {
     return await fn(stores, config);
   } finally {
     await stores.close();
+  }
+}
+
+/** The configuration from the environment; a bad value is a CliError naming the variable. */
+export function cliConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message);
+    throw err;
   }
 }
 

@@ -9,6 +9,7 @@ import { registerOrderCommands } from './commands/orders.js';
 import { registerStreamCommands } from './commands/streams.js';
 import { registerProjectionCommands } from './commands/projections.js';
 import { registerAuditCommands } from './commands/audit.js';
+import { registerDataDirCommands } from './commands/data-dir.js';
 
 const program = new Command()
   .name('partner-ordering')
@@ -24,6 +25,7 @@ registerOrderCommands(program);
 registerStreamCommands(program);
 registerProjectionCommands(program);
 registerAuditCommands(program);
+registerDataDirCommands(program);
 
 try {
   await program.parseAsync(process.argv);

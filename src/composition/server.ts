@@ -26,6 +26,7 @@ import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import type { Stores } from './stores.js';
 import { PrometheusMetrics } from './metrics.js';
 import { timedEventStore } from './timed-event-store.js';
+import { watchStorage } from './storage-watch.js';
 
 export interface Services {
   catalog: CatalogService;
@@ -66,7 +67,9 @@ export async function buildService(config: Config, rawStores: Stores, deps: { lo
   let shuttingDown = false;
   const metrics = new PrometheusMetrics();
   // Every append of the service is timed (event_store_append_duration_seconds); the adapters are unchanged.
-  const stores: Stores = { ...rawStores, events: timedEventStore(rawStores.events, metrics) };
+  // Writes failing for lack of storage make /readyz fail until one succeeds (storage-watch.ts).
+  const storage = watchStorage(timedEventStore(rawStores.events, metrics), deps);
+  const stores: Stores = { ...rawStores, events: storage.events };
   const services = await buildServices(config, stores, { ...deps, pollCatalog: true });
   metrics.watchProjections(() => services.readModels.status());
   await services.readModels.start();
@@ -87,7 +90,7 @@ export async function buildService(config: Config, rawStores: Stores, deps: { lo
   await webhooks.start();
 
   const routes = [
-    ...healthRoutes({ readiness: stores.readiness, isShuttingDown: () => shuttingDown }),
+    ...healthRoutes({ readiness: stores.readiness, storage: storage.check, isShuttingDown: () => shuttingDown }),
     ...pingRoutes({ clock: deps.clock }),
     ...orderRoutes({ orders: services.orders }),
     ...orderReadRoutes({ queries: services.queries }),
@@ -106,6 +109,7 @@ export async function buildService(config: Config, rawStores: Stores, deps: { lo
     routes,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     adminToken: config.ADMIN_TOKEN,
+    trustProxy: config.TRUST_PROXY,
     metrics,
   });
   return {

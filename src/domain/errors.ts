@@ -22,7 +22,9 @@ export const ERROR_CODES = {
   payment_not_required: { status: 409, message: 'This order needs no online payment.' },
   payment_pending: { status: 409, message: 'The order is waiting for its card payment.' },
   concurrent_modification: { status: 409, message: 'The resource was modified concurrently; retry the request.' },
+  delivery_in_progress: { status: 409, message: 'An attempt of this webhook delivery is in flight; retry once it has ended.' },
   webhook_endpoint_not_configured: { status: 409, message: 'No webhook endpoint is registered for this environment.' },
+  request_timeout: { status: 408, message: 'The request was not received in time; send it again.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Request bodies must be sent as application/json.' },
   item_unavailable: { status: 422, message: 'An item in the order is not available.' },
@@ -32,8 +34,10 @@ export const ERROR_CODES = {
   invalid_promo_code: { status: 422, message: 'The promo code cannot be applied.' },
   invalid_refund: { status: 422, message: 'The refund amount is not valid for this order.' },
   rate_limited: { status: 429, message: 'Too many requests; retry after the time in the Retry-After header.' },
+  headers_too_large: { status: 431, message: 'The request headers are too large.' },
   internal_error: { status: 500, message: 'An internal error occurred; retry the request.' },
   service_unavailable: { status: 503, message: 'The service is starting or shutting down; retry shortly.' },
+  storage_unavailable: { status: 503, message: 'The service cannot store data right now (its storage is full or failing); retry later.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

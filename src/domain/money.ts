@@ -18,6 +18,26 @@ export const CURRENCY_DECIMALS = {
 export type Currency = keyof typeof CURRENCY_DECIMALS;
 export const CURRENCIES = Object.keys(CURRENCY_DECIMALS) as [Currency, ...Currency[]];
 
+/**
+ * The largest tip an order may carry, in major units of each currency: about 150 US dollars, far
+ * above a real tip, so that a mistyped amount (a digit too many) is refused rather than charged.
+ */
+export const MAX_TIP = {
+  KWD: 50,
+  BHD: 50,
+  OMR: 50,
+  JOD: 100,
+  AED: 500,
+  SAR: 500,
+  QAR: 500,
+  EGP: 7500,
+  USD: 150,
+  EUR: 150,
+} as const satisfies Record<Currency, number>;
+
+/** MAX_TIP of the currency in minor units. */
+export const maxTipMinor = (currency: Currency): number => fromMajor(MAX_TIP[currency], currency);
+
 export function decimalsOf(currency: Currency): number {
   return CURRENCY_DECIMALS[currency];
 }

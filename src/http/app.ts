@@ -1,6 +1,4 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../domain/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { ServiceMetrics } from '../shared/metrics.js';
 import type { KeyResolver } from '../application/key-resolver.js';
@@ -9,12 +7,13 @@ import { assignRequestId } from './middleware/request-id.js';
 import { accessLog } from './middleware/access-log.js';
 import { requestMetrics } from './middleware/request-metrics.js';
 import { hasBodyHeaders, jsonBody } from './middleware/body.js';
-import { authenticator, rateLimiter } from './middleware/auth.js';
+import { AuthThrottle, adminGuard, authenticator, rateLimiter } from './middleware/auth.js';
 import { errorMapper } from './middleware/errors.js';
 import { notFound } from './middleware/not-found.js';
 import { routeDispatcher } from './mount.js';
 import type { RouteSpec } from './route.js';
 import { buildOpenApiDocument } from './openapi/document.js';
+import { parseQueryString } from './validation.js';
 import { openApiRoutes } from './routes/openapi.js';
 
 export interface AppDeps {
@@ -24,6 +23,8 @@ export interface AppDeps {
   routes: RouteSpec[];
   bodyLimitBytes: number;
   adminToken?: string | undefined;
+  /** Express's `trust proxy` (TRUST_PROXY): whose X-Forwarded-For names the client; none when absent. */
+  trustProxy?: string | number | undefined;
   /** Where each answered request is reported (method, route pattern, status, seconds); none when absent. */
   metrics?: Pick<ServiceMetrics, 'httpRequest'>;
 }
@@ -47,16 +48,18 @@ export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('query parser', 'simple');
+  if (deps.trustProxy !== undefined) app.set('trust proxy', deps.trustProxy);
+  app.set('query parser', parseQueryString);
 
   const unrouted = notFound(routes);
   const startLog = accessLog(deps.logger);
   const startMetrics = deps.metrics ? requestMetrics(deps.metrics) : undefined;
   const body = jsonBody(deps.bodyLimitBytes);
+  const throttle = new AuthThrottle({ logger: deps.logger });
   const dispatch = routeDispatcher(routes, {
-    authenticate: authenticator(deps.keys),
+    authenticate: authenticator(deps.keys, throttle),
     rateLimit: rateLimiter(deps.limits),
-    requireAdmin: adminGuard(deps.adminToken),
+    requireAdmin: adminGuard(deps.adminToken, throttle),
   }, unrouted);
   // Express would answer OPTIONS itself with a text/plain 200; this API has no OPTIONS (no browser CORS).
   const route = (req: Request, res: Response, next: NextFunction): void => (req.method === 'OPTIONS' ? unrouted(req, res, next) : dispatch(req, res, next));
@@ -71,15 +74,4 @@ export function createApp(deps: AppDeps): App {
   });
   app.use(errorMapper(deps.logger));
   return { express: app, routes, openApiDocument };
-}
-
-function adminGuard(token: string | undefined) {
-  const expected = token ? Buffer.from(`Bearer ${token}`) : undefined;
-  return (req: Request): void => {
-    if (!expected) throw new ApiError('not_found', 'The operations API is disabled (ADMIN_TOKEN is not set).');
-    const got = Buffer.from(req.get('authorization') ?? '');
-    if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
-      throw new ApiError('invalid_api_key', 'A valid ADMIN_TOKEN is required.');
-    }
-  };
 }

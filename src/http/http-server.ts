@@ -1,9 +1,74 @@
 import http from 'node:http';
-import type { Express } from 'express';
+import type { Duplex } from 'node:stream';
+import type { Express, Response } from 'express';
+import { ApiError, type ErrorCode } from '../domain/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { newId } from '../shared/ids.js';
+import { errorEnvelope } from './middleware/errors.js';
+
+export interface HttpServerLimits {
+  /** Longest wait for a request's headers, from the first byte of the request. */
+  headersTimeoutMs: number;
+  /** Longest wait for a whole request, headers and body (not the answer, which has no limit here). */
+  requestTimeoutMs: number;
+  /** Connections held open at once; Node closes the ones beyond it as they arrive. */
+  maxConnections: number;
+}
+
+/** A body of the default BODY_LIMIT_BYTES (100 KiB) in 30 s needs a client sending about 3.4 KB/s. */
+export const DEFAULT_HTTP_LIMITS: HttpServerLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000 };
+
+/** Node's low-level refusals that have a code of their own; any other is a 400 validation_error. */
+const PARSER_REFUSALS: Record<string, ErrorCode> = {
+  HPE_HEADER_OVERFLOW: 'headers_too_large',
+  ERR_HTTP_REQUEST_TIMEOUT: 'request_timeout',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'payload_too_large',
+};
+
+/**
+ * Answers what Node's HTTP parser refuses (bad framing, a header over the limit or with a NUL, a
+ * request too slow) with the API's error envelope, a new X-Request-Id (the one of the request in
+ * flight when there is one) and `Connection: close`, and logs one line for it. Node's own answer
+ * would be a bare status line. Nothing is written on a socket that is gone or once an answer has
+ * started: the connection is only closed.
+ */
+function answerClientError(logger: Logger) {
+  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
+    const inFlight = (socket as Duplex & { _httpMessage?: Response })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const code = PARSER_REFUSALS[err.code ?? ''] ?? 'validation_error';
+    const error = code === 'validation_error' ? new ApiError(code, 'The request is not valid HTTP/1.1.') : new ApiError(code);
+    const requestId = (inFlight?.locals?.requestId as string | undefined) ?? newId('req', 12);
+    const body = JSON.stringify(errorEnvelope(error, requestId));
+    const head =
+      `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
+      'Connection: close\r\n\r\n';
+    socket.end(head + body, () => socket.destroy());
+    logger.info({ request_id: requestId, status: error.status, error_code: error.code, reason: err.code }, 'request refused');
+  };
+}
 
 /** The API's Node HTTP server around the Express app: its timeouts and limits live here. */
-export function createHttpServer(app: Express): http.Server {
-  const server = http.createServer(app);
+export function createHttpServer(app: Express, options: { logger: Logger; limits?: Partial<HttpServerLimits> }): http.Server {
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
+  const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  const server = http.createServer(
+    {
+      headersTimeout,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node checks both timeouts on this interval, 30 s by default: up to 30 s more than configured.
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(headersTimeout / 4)),
+    },
+    app,
+  );
   server.keepAliveTimeout = 5_000;
+  server.maxConnections = limits.maxConnections;
+  server.on('clientError', answerClientError(options.logger));
   return server;
 }

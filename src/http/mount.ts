@@ -11,8 +11,8 @@ export interface MountOptions {
   authenticate(req: Request): Principal | Promise<Principal>;
   /** Consumes one request of the key's budget, sets RateLimit-* headers, throws 429 when over. */
   rateLimit(principal: Principal, res: Response): Promise<void>;
-  /** Checks the operations token or throws. */
-  requireAdmin(req: Request): void;
+  /** Checks the operations token or throws (429 while the address is throttled). */
+  requireAdmin(req: Request): Promise<void>;
 }
 
 type Params = Record<string, string>;
@@ -72,7 +72,7 @@ export function routeDispatcher(routes: RouteSpec[], options: MountOptions, unro
   const router = buildRouter(routes);
 
   async function run(route: RouteSpec, values: Record<string, string | undefined>, req: Request, res: Response): Promise<void> {
-    // Parameters are decoded first, as Express's router did while matching; a bad escape is a 400.
+    // Parameters are decoded first, as Express's router does while matching; a bad escape is a 400.
     const raw: Params = Object.create(null) as Params;
     for (const name in values) raw[name] = decodeParam(values[name]!);
     req.params = raw;
@@ -87,7 +87,7 @@ export function routeDispatcher(routes: RouteSpec[], options: MountOptions, unro
         throw new ApiError('insufficient_scope', `This endpoint requires the ${route.scope} scope.`);
       }
     } else if (auth === 'admin') {
-      options.requireAdmin(req);
+      await options.requireAdmin(req);
     }
     const { request = {} } = route;
     const params = request.params ? parseOrThrow(request.params, raw, 'path') : raw;
@@ -99,6 +99,7 @@ export function routeDispatcher(routes: RouteSpec[], options: MountOptions, unro
       headers: headers as Record<string, string | undefined>,
       principal: principal as Principal,
       requestId: res.locals.requestId as string,
+      clientRequestId: res.locals.clientRequestId as string | undefined,
       req,
       res,
     };

@@ -24,7 +24,10 @@ export interface HandlerContext<P, Q, B> {
   headers: Record<string, string | undefined>;
   /** Present on `auth: 'key'` routes. */
   principal: Principal;
+  /** The service's own id of this request (always generated). */
   requestId: string;
+  /** The caller's own `X-Request-Id`, when it sent a safe one. */
+  clientRequestId: string | undefined;
   req: Request;
   res: Response;
 }

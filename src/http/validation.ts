@@ -1,10 +1,60 @@
+import { isUtf8 } from 'node:buffer';
+import querystring from 'node:querystring';
 import type { z } from 'zod';
 import { ApiError, type ErrorDetail } from '../domain/errors.js';
 import { formatPath } from '../shared/json-path.js';
 
+// In Unicode mode a surrogate pair is one code point, so this matches only a surrogate left unpaired.
+const UNPAIRED_SURROGATE = /[\uD800-\uDFFF]/u;
+const ILL_FORMED = 'must be well-formed Unicode (valid UTF-8, no unpaired surrogate such as \\ud800)';
+
+interface Visit {
+  value: unknown;
+  parent: Visit | undefined;
+  key: string | number | undefined;
+}
+
+const pathOf = (visit: Visit): Array<string | number> => {
+  const path: Array<string | number> = [];
+  for (let v: Visit | undefined = visit; v?.key !== undefined; v = v.parent) path.unshift(v.key);
+  return path;
+};
+
+/**
+ * The path of the first string in `input` (a value, or a key: then the object holding it) that is
+ * not well-formed Unicode. Such a string cannot be encoded as UTF-8: stored, it would break every
+ * reader that encodes it (webhook bodies, Python clients) and no query could find it again.
+ * Iterative, since JSON.parse accepts bodies nested deeper than the call stack.
+ */
+function illFormedPath(input: unknown): Array<string | number> | undefined {
+  const stack: Visit[] = [{ value: input, parent: undefined, key: undefined }];
+  while (stack.length) {
+    const visit = stack.pop()!;
+    const value = visit.value;
+    if (typeof value === 'string') {
+      if (UNPAIRED_SURROGATE.test(value)) return pathOf(visit);
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: visit, key: i });
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        if (UNPAIRED_SURROGATE.test(key)) return pathOf(visit);
+        stack.push({ value: (value as Record<string, unknown>)[key], parent: visit, key });
+      }
+    }
+  }
+  return undefined;
+}
 
 /** Parses `input` or throws a 400 validation_error that names every failing parameter or field. */
 export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown, where: 'query' | 'path' | 'body' | 'header', prefix = ''): T {
+  // Headers arrive as latin1 text, always well-formed; everything else is checked here, once.
+  const illFormed = where === 'header' ? undefined : illFormedPath(input);
+  if (illFormed) {
+    const param = prefix + formatPath(illFormed) || where;
+    throw new ApiError('validation_error', `Invalid ${where === 'body' ? 'field' : 'parameter'} ${param}: ${ILL_FORMED}`, { param });
+  }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const details: ErrorDetail[] = result.error.issues.map((issue) => {
@@ -20,3 +70,42 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown, where: 'qu
   const label = where === 'body' ? 'field' : where === 'header' ? 'header' : 'parameter';
   throw new ApiError('validation_error', `Invalid ${label} ${first.param}: ${first.message}`, { param: first.param, details });
 }
+
+/** Bytes a UTF-8 sequence with this lead byte has; 0 when no sequence starts with it. */
+const sequenceLength = (lead: number): number => (lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0);
+
+/**
+ * Bytes -> text where each byte that is not part of valid UTF-8 becomes the unpaired surrogate
+ * U+DC80..U+DCFF (Python's "surrogateescape"), so the check in `parseOrThrow` refuses it and names
+ * the parameter, where a silent U+FFFD would pass as something the caller never sent.
+ */
+function surrogateEscape(bytes: Buffer): string {
+  if (isUtf8(bytes)) return bytes.toString('utf8');
+  let text = '';
+  for (let i = 0; i < bytes.length; ) {
+    const n = sequenceLength(bytes[i]!);
+    if (n > 0 && i + n <= bytes.length && isUtf8(bytes.subarray(i, i + n))) {
+      text += bytes.toString('utf8', i, i + n);
+      i += n;
+    } else {
+      text += String.fromCharCode(0xdc00 + bytes[i]!);
+      i += 1;
+    }
+  }
+  return text;
+}
+
+/** `%XX` escapes as the bytes they stand for; the rest (a stray `%` too, as querystring keeps it) as its UTF-8. */
+const percentBytes = (text: string): Buffer =>
+  Buffer.concat(text.split(/(%[0-9A-Fa-f]{2})/).map((part, i) => (i % 2 ? Buffer.from([parseInt(part.slice(1), 16)]) : Buffer.from(part, 'utf8'))));
+
+function decodeQueryComponent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return surrogateEscape(percentBytes(text));
+  }
+}
+
+/** Express's "simple" query parser (node:querystring), keeping invalid UTF-8 detectable (see surrogateEscape). */
+export const parseQueryString = (text: string): Record<string, unknown> => querystring.parse(text, '&', '=', { decodeURIComponent: decodeQueryComponent });

@@ -1,3 +1,5 @@
+import { Refusal } from '../shared/refusal.js';
+
 /**
  * The event store port: the one interface the write side, projections and the webhook dispatcher
  * use. Two adapters implement it: embedded SQLite (src/adapters/sqlite) and EventStoreDB
@@ -33,6 +35,8 @@
  * - EventStoreDB can read the log only from an event's position: a read after any other position
  *   throws LogPositionError (embedded positions are integers, and any of them is a place to read from).
  * - Nothing deletes streams: a stored event is never erased (DESIGN.md).
+ * - A write that fails because the storage is full or failing throws StorageUnavailableError
+ *   (the adapter's own error is its cause), so callers can tell "retry later" from a bug.
  */
 
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
@@ -89,7 +93,7 @@ export class WrongExpectedRevisionError extends Error {
  * wiped or replaced while the read models kept their checkpoints) or, in EventStoreDB, between two
  * events. Retrying cannot help; an operator must rebuild the read models or restore the log.
  */
-export class LogPositionError extends Error {
+export class LogPositionError extends Refusal {
   override readonly name = 'LogPositionError';
   constructor(
     readonly position: bigint,
@@ -103,6 +107,34 @@ export class LogPositionError extends Error {
             'does not belong to this event store. Restore the event store, or rebuild the read models.',
     );
   }
+}
+
+/**
+ * A store cannot do its work because its storage is full or failing (disk full, I/O errors, a
+ * server that cannot be reached). Every adapter maps its own such errors to this class, so the
+ * layers above tell it from a bug without knowing the store: the request may succeed later, once
+ * an operator has freed space or the store is back. `reason` says which.
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+  constructor(
+    readonly store: string,
+    readonly reason: 'full' | 'io' | 'unreachable',
+    options: { cause: unknown },
+  ) {
+    super(`the ${store} ${STORAGE_FAILURES[reason]}${codeOf(options.cause)}`, options);
+  }
+}
+
+const STORAGE_FAILURES = {
+  full: 'cannot write: its storage is full',
+  io: 'cannot read or write: its storage reports I/O errors',
+  unreachable: 'cannot be reached',
+} as const;
+
+function codeOf(cause: unknown): string {
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? ` (${code})` : '';
 }
 
 export interface EventFilter {

@@ -1,13 +1,13 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '../domain/errors.js';
 import type { Clock } from '../shared/clock.js';
 import type { AttemptAbandonedData, AttemptData, AttemptStartedData, AttemptTrigger, DeliveryEvent } from './delivery-events.js';
-import { ABANDONED_AFTER_MS, MAX_ABANDONED_CLAIMS, dueAt, evolveDelivery, type DeliveryState } from './delivery-state.js';
+import { MAX_ABANDONED_CLAIMS, dueAt, evolveDelivery, type DeliveryState } from './delivery-state.js';
 import type { DeliveryCause, DeliveryLog, LoadedDelivery } from './delivery-log.js';
 import type { WebhookEndpoints, UrlPolicy } from './endpoints.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from './retry-schedule.js';
 import { DEFAULT_TIMEOUT_MS, sendWebhook, type SendResult } from './sender.js';
 import { webhookHeaders } from './signing.js';
-import { checkWebhookUrl } from './ssrf-guard.js';
+import { checkWebhookUrl, type UrlRule } from './ssrf-guard.js';
 
 export interface AttemptDeps {
   log: DeliveryLog;
@@ -24,10 +24,12 @@ export interface AttemptDeps {
   senderGone?(sender: string): boolean;
 }
 
-/** How often a redelivery looks again while another replica's attempt of the same delivery is out. */
-const CLAIMED_POLL_MS = 250;
-
 type Result = SendResult & { url: string };
+
+/** A redelivery asked for while an attempt of the same delivery is out (here or on another replica). */
+export function deliveryInProgress(deliveryId: string): ApiError {
+  return new ApiError('delivery_in_progress', `An attempt of webhook delivery ${deliveryId} is in flight; retry once it has ended.`);
+}
 
 /**
  * Makes one attempt of a delivery and records it, at most once per attempt however many replicas
@@ -36,21 +38,23 @@ type Result = SendResult & { url: string };
  * that is no longer due is skipped. A claim whose sender died before recording an outcome is
  * abandoned once it is ABANDONED_AFTER_MS old (at once when its sender is certainly gone) and the
  * attempt made again: the only way the same attempt can reach the partner twice is such a crash.
+ *
+ * A redelivery claims with its request (WebhookRedeliveryRequested, then the claim, in one append),
+ * so each accepted redelivery is one recorded attempt. While another attempt of the delivery is
+ * out it is refused (ApiError delivery_in_progress) rather than queued behind it: callers on
+ * several replicas would otherwise wait on one another's claims with no order among them, and a
+ * partner's client would time out long before its turn.
  */
 export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, trigger: AttemptTrigger, requestId: string | null = null): Promise<DeliveryState | null> {
-  for (let waits = 0; ; ) {
+  for (;;) {
     const loaded = await deps.log.load(deliveryId);
     if (!loaded) return null;
     const { state } = loaded;
     const now = deps.clock.now();
     if (state.sending) {
-      const due = Date.parse(dueAt(state, deps.senderGone)!);
-      // Waits are counted too: a clock that stands still (tests) must not hold a redelivery forever.
-      if (now.getTime() < due && waits * CLAIMED_POLL_MS < ABANDONED_AFTER_MS) {
+      if (now.getTime() < Date.parse(dueAt(state, deps.senderGone)!)) {
         if (trigger === 'schedule') return state; // being sent; the scheduler looks again when it would be abandoned
-        waits++;
-        await sleep(CLAIMED_POLL_MS); // a redelivery goes out after the attempt in flight
-        continue;
+        throw deliveryInProgress(deliveryId);
       }
       await abandon(deps, loaded, now, requestId);
       continue; // then the same attempt again, at once (or, after a failure recorded, as the schedule says)
@@ -59,17 +63,19 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, tri
       const due = dueAt(state);
       if (!due || Date.parse(due) > now.getTime()) return state;
     }
-    const claim: AttemptStartedData = { delivery_id: state.id, attempt: state.attempt_count + 1, trigger, at: now.toISOString(), sender: deps.sender };
-    const claimEvent: DeliveryEvent = { type: 'WebhookAttemptStarted', data: claim };
+    const at = now.toISOString();
+    const claim: AttemptStartedData = { delivery_id: state.id, attempt: state.attempt_count + 1, trigger, at, sender: deps.sender };
+    const events: DeliveryEvent[] = [{ type: 'WebhookAttemptStarted', data: claim }];
+    if (trigger === 'redelivery') events.unshift({ type: 'WebhookRedeliveryRequested', data: { delivery_id: state.id, at, request_id: requestId } });
     // 'ordered': every replica sees the claim once it is committed, which is what makes it a claim;
     // the outcome, appended after it in the same log, is never durable without it. A power loss that
     // takes the claim back means a crash, after which a second send is allowed. Waiting for the disk
     // here as well would put one more sync into every attempt, and an endpoint has four slots.
-    if (!(await deps.log.record(state, [claimEvent], loaded.revision, cause(state, requestId), 'ordered'))) {
+    if (!(await deps.log.record(state, events, loaded.revision, cause(state, requestId), 'ordered'))) {
       if (trigger === 'schedule') return (await deps.log.load(deliveryId))?.state ?? null; // another replica claimed it
-      continue;
+      continue; // read again: claimed by another attempt (refused above), or only moved on
     }
-    const claimed = { ...loaded, state: evolveDelivery(state, claimEvent)!, revision: loaded.revision + 1 };
+    const claimed = { ...loaded, state: events.reduce<DeliveryState | null>(evolveDelivery, state)!, revision: loaded.revision + events.length };
     const result = await send(deps, loaded, now);
     return finish(deps, claimed, claim, result, requestId);
   }
@@ -161,7 +167,7 @@ async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promi
   const endpoint = await deps.endpoints.get({ partnerId: state.partner_id, environment: state.environment });
   if (!endpoint) return refused(state.url, 'no webhook endpoint is registered any more');
   const check = await checkWebhookUrl(endpoint.url, deps.urls);
-  if (!check.ok) return refused(endpoint.url, `refused before sending: ${check.reason}`);
+  if (!check.ok) return refused(endpoint.url, `refused before sending: ${REFUSALS[check.rule]}`);
   const body = JSON.stringify(envelope);
   const headers = webhookHeaders({
     secrets: deps.endpoints.signingSecrets(endpoint, now),
@@ -173,6 +179,17 @@ async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promi
   const result = await sendWebhook({ url: check.url, addresses: check.addresses, headers, body, timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS });
   return { ...result, url: endpoint.url };
 }
+
+/** Short, fixed reasons for the delivery log: never the addresses a host name resolved to. */
+const REFUSALS: Record<UrlRule, string> = {
+  length: 'URL not allowed',
+  syntax: 'URL not allowed',
+  credentials: 'URL not allowed',
+  scheme: 'scheme not allowed',
+  port: 'port not allowed',
+  unresolved: 'host could not be resolved',
+  address: 'host resolves to a non-public address',
+};
 
 function refused(url: string, error: string): Result {
   return { ok: false, status: null, duration_ms: 0, error, response_excerpt: null, url };

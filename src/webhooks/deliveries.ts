@@ -70,16 +70,14 @@ export class WebhookDeliveries {
     return loaded.state;
   }
 
-  /** The same event (same id and body) again now, newly signed, recorded as one more attempt. */
+  /**
+   * The same event (same id and body) again now, newly signed, recorded as one more attempt.
+   * delivery_in_progress while another attempt of it is in flight (see attemptDelivery).
+   */
   async redeliver(owner: EndpointOwner, deliveryId: string, requestId: string): Promise<DeliveryState> {
     const loaded = await this.deps.log.load(deliveryId);
     if (!loaded || !this.visible(owner, loaded.state)) throw notFound(deliveryId);
-    const at = this.deps.clock.now().toISOString();
-    const cause = { causationId: null, correlationId: requestId, requestId };
-    const request = { type: 'WebhookRedeliveryRequested' as const, data: { delivery_id: deliveryId, at, request_id: requestId } };
-    // A concurrent append only means another attempt or request got in first; the redelivery still goes out.
-    await this.deps.log.record(loaded.state, [request], loaded.revision, cause);
-    return (await this.deps.scheduler.attemptNow(deliveryId, loaded.state)) ?? loaded.state;
+    return (await this.deps.scheduler.attemptNow(deliveryId, loaded.state, requestId)) ?? loaded.state;
   }
 
   /** A webhook.test event through the ordinary delivery path (sent whatever `events` subscribes to). */

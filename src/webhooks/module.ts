@@ -82,7 +82,7 @@ export function createWebhooks(deps: {
     onOutcome: (outcome: WebhookAttemptOutcome, ms: number) => metrics.webhookAttempt(outcome, ms / 1000),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   };
-  const scheduler = new DeliveryScheduler({ attempt: (id, trigger) => attemptDelivery(attemptDeps, id, trigger), clock, logger, senderGone }, options.scheduler);
+  const scheduler = new DeliveryScheduler({ attempt: (id, trigger, requestId) => attemptDelivery(attemptDeps, id, trigger, requestId), clock, logger, senderGone }, options.scheduler);
   // Only the sender keeps an agenda; elsewhere a delivery scheduled here (webhook.test) waits for its rescan.
   const scheduling = { track: (state: DeliveryState) => void (lease.held() && scheduler.track(state)) };
   const dispatcher = new WebhookDispatcher({ events, endpoints, log, scheduler: scheduling, clock, logger });

@@ -1,6 +1,8 @@
+import { isApiError } from '../domain/errors.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { AttemptTrigger } from './delivery-events.js';
+import { deliveryInProgress } from './attempt.js';
 import { dueAt, type DeliveryState } from './delivery-state.js';
 
 export interface SchedulerOptions {
@@ -12,7 +14,7 @@ export interface SchedulerOptions {
   pollMs?: number;
 }
 
-type Attempt = (deliveryId: string, trigger: AttemptTrigger) => Promise<DeliveryState | null>;
+type Attempt = (deliveryId: string, trigger: AttemptTrigger, requestId: string | null) => Promise<DeliveryState | null>;
 
 interface Entry {
   id: string;
@@ -92,20 +94,20 @@ export class DeliveryScheduler {
   }
 
   /**
-   * An attempt now, outside the schedule (redelivery). It waits for an attempt of the same delivery
-   * already in flight here, and for a free slot of the endpoint (the per-endpoint limit holds for
-   * redeliveries too).
+   * An attempt now, outside the schedule (redelivery). Refused (delivery_in_progress) while an
+   * attempt of the same delivery is in flight here; otherwise it waits for a free slot of the
+   * endpoint (the per-endpoint limit holds for redeliveries too).
    */
-  async attemptNow(deliveryId: string, owner: { partner_id: string; environment: string }): Promise<DeliveryState | null> {
+  async attemptNow(deliveryId: string, owner: { partner_id: string; environment: string }, requestId: string | null = null): Promise<DeliveryState | null> {
     const endpoint = endpointOf(owner);
     for (;;) {
-      const same = this.inFlight.get(deliveryId);
+      if (this.inFlight.has(deliveryId)) throw deliveryInProgress(deliveryId);
       const busy = [...this.inFlight.values()].filter((f) => f.endpoint === endpoint);
-      if (!same && busy.length < this.perEndpoint) break;
-      await Promise.race(same ? [same.done] : busy.map((f) => f.done));
+      if (busy.length < this.perEndpoint) break;
+      await Promise.race(busy.map((f) => f.done));
     }
     let state: DeliveryState | null = null;
-    await this.run(deliveryId, endpoint, 'redelivery', (s) => (state = s));
+    await this.run(deliveryId, endpoint, 'redelivery', (s) => (state = s), requestId);
     return state;
   }
 
@@ -140,10 +142,11 @@ export class DeliveryScheduler {
     return heads;
   }
 
-  private run(id: string, endpoint: string, trigger: AttemptTrigger, done: (s: DeliveryState | null) => void): Promise<void> {
+  private run(id: string, endpoint: string, trigger: AttemptTrigger, done: (s: DeliveryState | null) => void, requestId: string | null = null): Promise<void> {
     const running = this.deps
-      .attempt(id, trigger)
+      .attempt(id, trigger, requestId)
       .then(done, (err: unknown) => {
+        if (isApiError(err)) throw err; // a redelivery refused (in progress): the caller's answer, not a fault
         this.deps.logger?.error({ err, delivery_id: id }, 'webhook attempt could not be made or recorded; will try again');
         const entry = this.entries.get(id);
         if (entry) entry.dueAt = this.deps.clock.now().getTime() + BACKOFF_AFTER_ERROR_MS;

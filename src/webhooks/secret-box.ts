@@ -58,7 +58,7 @@ export function parseKeyFromConfig(base64: string): Buffer {
  */
 export function loadOrCreateKeyFile(dataDir: string): Buffer {
   const file = path.join(dataDir, KEY_FILE_NAME);
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const existing = readKey(file);
   if (existing) return existing;
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -76,6 +76,11 @@ export function loadOrCreateKeyFile(dataDir: string): Buffer {
   const key = readKey(file);
   if (!key) throw new SecretBoxError(`${file} disappeared while it was being created`);
   return key;
+}
+
+/** The key file's key, or null when there is no key file (never creates one). */
+export function readKeyFile(dataDir: string): Buffer | null {
+  return readKey(path.join(dataDir, KEY_FILE_NAME));
 }
 
 function readKey(file: string): Buffer | null {

@@ -76,7 +76,7 @@ export async function sendWebhook(input: SendInput): Promise<SendResult> {
     status = res.statusCode;
     const excerpt = await readCapped(res.body, maxBytes);
     const ok = status >= 200 && status < 300;
-    return { ok, status, duration_ms: elapsed(), error: ok ? null : statusError(status, res.headers.location), response_excerpt: excerpt };
+    return { ok, status, duration_ms: elapsed(), error: ok ? null : statusError(status), response_excerpt: excerpt };
   } catch (e) {
     return { ok: false, status, duration_ms: elapsed(), error: describeError(e, timeoutMs), response_excerpt: null };
   } finally {
@@ -102,35 +102,57 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
   return keptBytes === 0 ? null : Buffer.concat(kept).toString('utf8');
 }
 
-function statusError(status: number, location: string | string[] | undefined): string {
-  if (status >= 300 && status < 400) {
-    const to = Array.isArray(location) ? location[0] : location;
-    return `redirect ${status}${to ? ` to ${to}` : ''} not followed: webhooks must answer 2xx themselves`;
-  }
-  return `receiver answered HTTP ${status}`;
+/**
+ * The reasons a failed attempt can give, a fixed set: the delivery log must not repeat what the
+ * remote side said (a certificate's names, a redirect's target, an error text), or it would turn
+ * the sender into a probe a partner could aim at other hosts.
+ */
+export const SEND_ERRORS = {
+  redirect: 'redirect not followed: webhooks must answer 2xx themselves',
+  refused: 'connection refused',
+  reset: 'connection reset by the receiver',
+  closed: 'connection closed by the receiver before a complete response',
+  hostUnreachable: 'host unreachable',
+  networkUnreachable: 'network unreachable',
+  noAddress: 'no checked address to connect to',
+  tlsHost: 'TLS certificate not valid for host',
+  tlsExpired: 'TLS certificate expired or not yet valid',
+  tlsUntrusted: 'TLS certificate not trusted',
+  tlsFailed: 'TLS handshake failed',
+  failed: 'request failed',
+} as const;
+
+function statusError(status: number): string {
+  return status >= 300 && status < 400 ? SEND_ERRORS.redirect : `receiver answered HTTP ${status}`;
 }
 
 const CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset by the receiver',
-  EPIPE: 'connection reset by the receiver',
-  UND_ERR_SOCKET: 'connection closed by the receiver before a complete response',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ENOTFOUND: 'no checked address to connect to',
+  ECONNREFUSED: SEND_ERRORS.refused,
+  ECONNRESET: SEND_ERRORS.reset,
+  ECONNABORTED: SEND_ERRORS.reset,
+  EPIPE: SEND_ERRORS.reset,
+  UND_ERR_SOCKET: SEND_ERRORS.closed,
+  EHOSTUNREACH: SEND_ERRORS.hostUnreachable,
+  EHOSTDOWN: SEND_ERRORS.hostUnreachable,
+  ENETUNREACH: SEND_ERRORS.networkUnreachable,
+  ENOTFOUND: SEND_ERRORS.noAddress,
+  ERR_TLS_CERT_ALTNAME_INVALID: SEND_ERRORS.tlsHost,
+  CERT_HAS_EXPIRED: SEND_ERRORS.tlsExpired,
+  CERT_NOT_YET_VALID: SEND_ERRORS.tlsExpired,
 };
 
 function describeError(e: unknown, timeoutMs: number): string {
-  if (e instanceof AttemptTimeout) return `timed out: no complete response within ${timeoutMs} ms`;
+  const timedOut = `timed out: no complete response within ${timeoutMs} ms`;
+  if (e instanceof AttemptTimeout) return timedOut;
   // With several addresses Node tries each and reports an AggregateError; the first cause says enough.
-  const err = (e instanceof AggregateError && e.errors[0] ? e.errors[0] : e) as { code?: string; message?: string };
-  const code = err.code ?? '';
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return `timed out connecting (limit ${timeoutMs} ms)`;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return `timed out: no complete response within ${timeoutMs} ms`;
-  }
+  const err = (e instanceof AggregateError && e.errors[0] ? e.errors[0] : e) as { code?: unknown };
+  const code = typeof err.code === 'string' ? err.code : '';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return `timed out connecting (limit ${timeoutMs} ms)`;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return timedOut;
   const known = CODES[code];
   if (known) return known;
-  if (/CERT|TLS|SSL/.test(code)) return `TLS error: ${code}${err.message ? ` (${err.message})` : ''}`;
-  return `request failed: ${code ? `${code} ` : ''}${err.message ?? String(e)}`.trim();
+  // The other certificate checks (self-signed, unknown issuer, revoked...): OpenSSL's codes.
+  if (/CERT|ISSUER|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return SEND_ERRORS.tlsUntrusted;
+  if (/TLS|SSL|EPROTO/.test(code)) return SEND_ERRORS.tlsFailed;
+  return SEND_ERRORS.failed;
 }

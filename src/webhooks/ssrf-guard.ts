@@ -122,9 +122,20 @@ export function describeRefusal(reason: RefusedReason): string {
 }
 
 export type Resolver = (host: string) => Promise<string[]>;
-export type UrlCheck = { ok: true; url: URL; addresses: string[] } | { ok: false; reason: string };
+/** Which rule refused a URL: the delivery log names only this, never the addresses behind it. */
+export type UrlRule = 'length' | 'syntax' | 'scheme' | 'credentials' | 'port' | 'unresolved' | 'address';
+export type UrlCheck = { ok: true; url: URL; addresses: string[] } | { ok: false; rule: UrlRule; reason: string };
 
 export const MAX_URL_LENGTH = 2048;
+
+/**
+ * Ports a webhook may use: 443, and the unprivileged 1024-65535 where partners run their own
+ * servers. The well-known ports below 1024 are other services (SSH on 22, SMTP on 25...): a
+ * webhook sent there would probe them for the partner. 80 only with private URLs (local testing).
+ */
+export function webhookPortAllowed(port: number, allowPrivate: boolean): boolean {
+  return port === 443 || (port >= 1024 && port <= 65_535) || (allowPrivate && port === 80);
+}
 
 /** Every address the system resolver (getaddrinfo, as a connect would) gives for the host. */
 export const systemResolver: Resolver = async (host) =>
@@ -133,21 +144,27 @@ export const systemResolver: Resolver = async (host) =>
 /**
  * Checks a webhook URL at registration and again before every delivery. On success `addresses`
  * are the checked addresses the sender must connect to, so the name is never resolved twice.
+ * A refusal never names the addresses a host name resolves to (the service's own DNS view).
  */
 export async function checkWebhookUrl(
   raw: string,
   opts: { allowPrivate: boolean; resolve?: Resolver },
 ): Promise<UrlCheck> {
-  if (raw.length > MAX_URL_LENGTH) return refuse(`must be at most ${MAX_URL_LENGTH} characters`);
+  if (raw.length > MAX_URL_LENGTH) return refuse('length', `must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return refuse('is not a valid absolute URL');
+    return refuse('syntax', 'is not a valid absolute URL');
   }
   const schemeOk = url.protocol === 'https:' || (opts.allowPrivate && url.protocol === 'http:');
-  if (!schemeOk) return refuse(opts.allowPrivate ? 'must use https or http' : 'must use https');
-  if (url.username || url.password) return refuse('must not contain a user name or password');
+  if (!schemeOk) return refuse('scheme', opts.allowPrivate ? 'must use https or http' : 'must use https');
+  if (url.username || url.password) return refuse('credentials', 'must not contain a user name or password');
+  // The parser leaves `port` empty for the scheme's default (443, or 80 for http).
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  if (!webhookPortAllowed(port, opts.allowPrivate)) {
+    return refuse('port', `port ${port} is not allowed: use 443 or a port from 1024 to 65535${opts.allowPrivate ? ' (or 80)' : ''}`);
+  }
   // The WHATWG parser has already turned 2130706433, 0x7f.1, 0177.0.0.1 and 127.1 into 127.0.0.1.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const literal = isIP(host) !== 0;
@@ -156,18 +173,18 @@ export async function checkWebhookUrl(
     addresses = literal ? [host] : [...new Set(await (opts.resolve ?? systemResolver)(host))];
   } catch (e) {
     const code = (e as { code?: unknown }).code;
-    return refuse(`host "${host}" could not be resolved${typeof code === 'string' ? ` (${code})` : ''}`);
+    return refuse('unresolved', `host "${host}" could not be resolved${typeof code === 'string' ? ` (${code})` : ''}`);
   }
-  if (addresses.length === 0) return refuse(`host "${host}" did not resolve to any address`);
+  if (addresses.length === 0) return refuse('unresolved', `host "${host}" did not resolve to any address`);
   for (const address of addresses) {
     const cls = classifyAddress(address);
     if (cls === 'public' || (opts.allowPrivate && cls !== 'invalid')) continue;
-    const what = literal ? `host ${address} is` : `host "${host}" resolves to ${address},`;
-    return refuse(`${what} ${describeRefusal(cls)}; only public addresses are allowed`);
+    const what = literal ? `host ${address} is` : `host "${host}" resolves to`;
+    return refuse('address', `${what} ${describeRefusal(cls)}; only public addresses are allowed`);
   }
   return { ok: true, url, addresses };
 }
 
-function refuse(reason: string): UrlCheck {
-  return { ok: false, reason: `webhook URL ${reason}` };
+function refuse(rule: UrlRule, reason: string): UrlCheck {
+  return { ok: false, rule, reason: `webhook URL ${reason}` };
 }

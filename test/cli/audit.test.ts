@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -7,20 +6,16 @@ import { MongoClient } from 'mongodb';
 import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
-import { startChildService, type ChildService } from '../support/child-service.js';
+import { ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
+import { runCliAsync } from '../support/cli-async.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
-const CLI = 'dist/src/cli/main.js';
 const ADMIN_TOKEN = 'audit-admin-token-0123456789abcdef';
 const MANUAL = demoCatalogWith({ [REEM.store_id]: { auto_accept: false } });
 
 /** Runs the CLI as its own process (asynchronously: an in-process service may have to answer it). */
-function cli(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ADMIN_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+function cli(env: Record<string, string> & { DATA_DIR: string }, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runCliAsync(env.DATA_DIR, args, { ADMIN_TOKEN: '', ...env });
 }
 
 /** A loopback port nothing listens on. */
@@ -32,10 +27,9 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-beforeAll(() => {
-  // Other suites build only when dist/ is missing; these commands are new, so always build.
-  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'ignore' });
-}, 120_000);
+// `npm test` builds first. Building here as well would rewrite dist/ under the service processes
+// that other test files run at the same time.
+beforeAll(() => ensureBuilt(), 120_000);
 
 async function placeAndMove(t: TestService, key: string, actions: string[], over: Record<string, unknown> = {}): Promise<string> {
   const placed = await t.http.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', newKey()).send(orderBody(over));
@@ -50,7 +44,7 @@ async function placeAndMove(t: TestService, key: string, actions: string[], over
   return id;
 }
 
-describe('embedded mode: order history, stream browser and the internal read-model API', () => {
+describe('embedded mode: order history, stream browser and the internal read-model API', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let t: TestService;
   let p: TestPartner;
   let delivered: string;
@@ -151,7 +145,7 @@ describe('embedded mode: order history, stream browser and the internal read-mod
   });
 });
 
-describe('audit verify and projections, embedded mode: a server process holds the read models', () => {
+describe('audit verify and projections, embedded mode: a server process holds the read models', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let dataDir: string;
   let server: ChildService;
   const env = () => ({ DATA_DIR: dataDir, ADMIN_TOKEN });
@@ -159,7 +153,9 @@ describe('audit verify and projections, embedded mode: a server process holds th
   beforeAll(async () => {
     dataDir = tempDataDir();
     server = await startChildService(dataDir, { ADMIN_TOKEN, LOG_LEVEL: 'info' });
-    const partner = JSON.parse(execFileSync(process.execPath, [CLI, 'partners', 'create', '--name', 'Audit', '--json'], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' }));
+    const created = await cli({ DATA_DIR: dataDir }, ['partners', 'create', '--name', 'Audit', '--json']);
+    expect(created.stderr).toBe('');
+    const partner = JSON.parse(created.stdout);
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${server.url}/v1/orders`, {
         method: 'POST',
@@ -172,7 +168,7 @@ describe('audit verify and projections, embedded mode: a server process holds th
         await fetch(`${server.url}/v1/sandbox/orders/${id}/advance`, { method: 'POST', headers: { ...bearer(partner.sandbox_key), 'Content-Type': 'application/json' }, body: '{}' });
       }
     }
-  });
+   }, PROCESS_TEST_TIMEOUT_MS);
   afterAll(async () => {
     server?.child.kill('SIGTERM');
     await server?.exited;
@@ -209,16 +205,17 @@ describe('audit verify and projections, embedded mode: a server process holds th
     const down = await cli(env(), ['projections', 'rebuild', '--url', `http://127.0.0.1:${closed}`]);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(`cannot reach the service at http://127.0.0.1:${closed} (ECONNREFUSED)`);
-    for (const cmd of [['projections', 'rebuild'], ['projections', 'status'], ['audit', 'verify'], ['streams', 'list'], ['streams', 'show']]) {
-      const help = await cli(env(), [...cmd, '--help']);
-      expect(help.code, cmd.join(' ')).toBe(0);
+    const commands = [['projections', 'rebuild'], ['projections', 'status'], ['audit', 'verify'], ['streams', 'list'], ['streams', 'show']];
+    const helps = await Promise.all(commands.map((cmd) => cli(env(), [...cmd, '--help'])));
+    helps.forEach((help, i) => {
+      expect(help.code, commands[i]!.join(' ')).toBe(0);
       expect(help.stdout).toContain('Usage:');
-    }
+    });
   });
 });
 
 const mongoUrl = requireMongoUrl('audit verify against MongoDB read models');
-describe.skipIf(!mongoUrl)('audit verify, READ_STORE=mongodb (read straight from MongoDB)', () => {
+describe.skipIf(!mongoUrl)('audit verify, READ_STORE=mongodb (read straight from MongoDB)', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let t: TestService;
   let client: MongoClient;
   let ids: string[];

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { tempDataDir } from '../support/service.js';
 import { ensureBuilt, startChildService } from '../support/child-service.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
 const CLI = 'dist/src/cli/main.js';
 let dataDir: string;
@@ -26,10 +27,10 @@ const exported = (): Json => JSON.parse(cli(['catalog', 'export']).stdout);
 beforeAll(() => {
   ensureBuilt();
   dataDir = tempDataDir();
-});
+}, 120_000);
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-describe('CLI: catalog', () => {
+describe('CLI: catalog', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('when stats runs on a fresh DATA_DIR, then it reports the demo catalog', () => {
     const r = cli(['catalog', 'stats', '--json']);
     expect(r.code).toBe(0);
@@ -91,7 +92,7 @@ describe('CLI: catalog', () => {
   });
 });
 
-describe('CLI: catalog import seen by a running server', () => {
+describe('CLI: catalog import seen by a running server', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let server: ChildProcess | undefined;
   afterAll(async () => {
     if (!server || server.exitCode !== null) return;
@@ -116,7 +117,7 @@ describe('CLI: catalog import seen by a running server', () => {
     next.stores.push({ ...next.stores[0], id: 'kw-freshly-imported', name: 'Freshly Imported Falafel', name_ar: null });
     expect(cli(['catalog', 'import', file('next.json', next)]).code).toBe(0);
 
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 60_000; // the server polls every 2 s; the bound only catches a hang
     let found: string[] = [];
     while (Date.now() < deadline && found.length === 0) {
       found = await storesNamed('Freshly Imported Falafel');

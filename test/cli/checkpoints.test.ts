@@ -7,6 +7,7 @@ import { PROJECTIONS } from '../../projections/index.js';
 import { ensureBuilt, MAIN, runCli, startChildService } from '../support/child-service.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 import { tempDataDir } from '../support/service.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 import { spawnSync } from 'node:child_process';
 
 // Read models in MongoDB keep their checkpoints; the event log is elsewhere. When the log is
@@ -22,7 +23,7 @@ afterAll(async () => {
   await client?.close();
 });
 
-describe.skipIf(!mongoUrl)('a stored checkpoint past the head of the event log', () => {
+describe.skipIf(!mongoUrl)('a stored checkpoint past the head of the event log', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('when the service starts, then it exits 1 with one line saying what is wrong and what to do; after projections reset it starts', async () => {
     client = await new MongoClient(mongoUrl!).connect();
     const store = new MongoReadModelStore(client.db(dbName));

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { tempDataDir } from '../support/service.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
 const CLI = 'dist/src/cli/main.js';
 let dataDir: string;
@@ -17,10 +18,10 @@ function cli(args: string[], env: Record<string, string> = {}) {
 beforeAll(() => {
   if (!fs.existsSync(CLI)) execFileSync('npm', ['run', 'build', '--silent']);
   dataDir = tempDataDir();
-});
+}, 120_000);
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-describe('CLI: partners and keys', () => {
+describe('CLI: partners and keys', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('when a partner is created with --json, then it prints exactly one JSON object with both keys', () => {
     const r = cli(['partners', 'create', '--name', 'Deliveroo Kuwait', '--json']);
     expect(r.code).toBe(0);

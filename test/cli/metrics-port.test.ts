@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { tempDataDir } from '../support/service.js';
 import { ensureBuilt, MAIN, startChildService } from '../support/child-service.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
 // METRICS_PORT: the service process serves GET /metrics on a port of its own, without a token,
 // and not on the API's port.
@@ -13,10 +14,10 @@ let dataDir: string;
 beforeAll(() => {
   ensureBuilt();
   dataDir = tempDataDir();
-});
+}, 120_000);
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-describe('METRICS_PORT', () => {
+describe('METRICS_PORT', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('when set, then /metrics answers there without a token, the API port does not serve it, and SIGTERM closes both', async () => {
     const service = await startChildService(dataDir, { METRICS_PORT: '0', ADMIN_TOKEN });
     try {

@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
 const CLI = 'dist/src/cli/main.js';
 let t: TestService;
@@ -18,10 +19,10 @@ beforeAll(async () => {
   t = await startTestService();
   await t.service.services.catalog.import(demoCatalogWith({ [REEM.store_id]: { auto_accept: false } }));
   p = await t.partner();
-});
+}, 120_000);
 afterAll(() => t.close());
 
-describe('CLI: ops', () => {
+describe('CLI: ops', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('when an operator runs actions from the CLI, then the running service sees the order move', async () => {
     const placed = await t.http.post('/v1/orders').set(bearer(p.live)).set('Idempotency-Key', newKey()).send(orderBody());
     const id = placed.body.data.id as string;

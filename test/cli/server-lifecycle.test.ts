@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { tempDataDir } from '../support/service.js';
 import { ensureBuilt, MAIN, startChildService } from '../support/child-service.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
 let dataDir: string;
 
@@ -14,10 +15,10 @@ const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.
 beforeAll(() => {
   ensureBuilt();
   dataDir = tempDataDir();
-});
+}, 120_000);
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-describe('server lifecycle', () => {
+describe('server lifecycle', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('when configuration is invalid, then start-up stops with one line naming the variable', () => {
     const r = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: dataDir, EVENT_STORE: 'kafka' }, encoding: 'utf8' });
     expect(r.status).toBe(1);

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { PartnerAdmin } from '../../src/application/partners.js';
@@ -61,14 +62,18 @@ describe('authentication', () => {
     expect(ok.body.data.rate_limit_per_min).toBe(600);
 
     await admin.revokeKey(record.id);
-    const started = Date.now();
+    const revokedAt = performance.now();
+    // Within the second a cached answer may still be 200; a request sent after it must be 401,
+    // however long the answers take on a busy machine (only when a request is sent counts).
+    let sentAt = 0;
     let status = 200;
-    while (status === 200 && Date.now() - started < 1500) {
+    while (sentAt - revokedAt < 1000) {
+      sentAt = performance.now();
       status = (await t.http.get('/v1/ping').set(bearer(key))).status;
-      if (status === 200) await new Promise((r) => setTimeout(r, 50));
+      if (status === 401) break;
+      await delay(50);
     }
     expect(status).toBe(401);
-    expect(Date.now() - started).toBeLessThan(1200);
   });
 
   it('when keys are stored, then only their hash is kept', async () => {

@@ -51,11 +51,13 @@ describe('error envelope and request ids', () => {
     expectEnvelope(res, 'unsupported_media_type');
   });
 
-  it('when the caller sends a safe X-Request-Id, then it is echoed; an unsafe one is replaced', async () => {
+  it('when the caller sends a safe X-Request-Id, then it is echoed as X-Client-Request-Id beside our own; an unsafe one is dropped', async () => {
     const kept = await t.http.get('/v1/ping').set(bearer(p.live)).set('X-Request-Id', 'partner-trace-12345');
-    expect(kept.headers['x-request-id']).toBe('partner-trace-12345');
+    expect(kept.headers['x-request-id']).toMatch(/^req_/);
+    expect(kept.headers['x-client-request-id']).toBe('partner-trace-12345');
     const replaced = await t.http.get('/v1/ping').set(bearer(p.live)).set('X-Request-Id', 'bad id\twith spaces');
     expect(replaced.headers['x-request-id']).toMatch(/^req_/);
+    expect(replaced.headers['x-client-request-id']).toBeUndefined();
   });
 
   it('when the request succeeds, then it carries X-Request-Id and the { data } envelope', async () => {

@@ -112,8 +112,8 @@ describe('GET /metrics', () => {
 
   it('when a webhook attempt is made, then it is counted by outcome with its duration', async () => {
     const before = find(await scrape(), 'webhook_attempts_total', { outcome: 'failed' })[0]!.value;
-    // An endpoint nobody listens on (the discard port): the attempt fails at once, connection refused.
-    const put = await t.http.put('/v1/webhooks/endpoint').set(bearer(p.sandbox)).send({ url: 'http://127.0.0.1:9/hooks' });
+    // An endpoint nobody listens on: the attempt fails at once, connection refused.
+    const put = await t.http.put('/v1/webhooks/endpoint').set(bearer(p.sandbox)).send({ url: 'http://127.0.0.1:9999/hooks' });
     expect(put.status).toBe(201);
     const sent = await t.http.post('/v1/webhooks/test').set(bearer(p.sandbox));
     expect(sent.status).toBe(202);

@@ -6,10 +6,15 @@ import { register, startReceiver, startWebhookService, type Receiver, type Webho
 let ts: WebhookService;
 let slow: Receiver;
 let fast: Receiver;
+let release: () => void;
+const released = new Promise<void>((resolve) => (release = resolve));
 beforeAll(async () => {
-  ts = await startWebhookService({ webhooks: { scheduler: { concurrency: 4, perEndpoint: 2 } } });
+  // A long reply wait: the held requests must not time out however long the test takes to release them.
+  ts = await startWebhookService({ webhooks: { scheduler: { concurrency: 4, perEndpoint: 2 }, timeoutMs: 60_000 } });
   [slow, fast] = await Promise.all([startReceiver(), startReceiver()]);
-  slow.reply = () => ({ status: 200, delayMs: 600 });
+  // The slow endpoint holds its requests until the test releases them (a fixed delay would make
+  // "served while the slow one was busy" depend on how fast the machine is).
+  slow.reply = () => ({ status: 200, until: released });
 });
 afterAll(async () => {
   await Promise.all([slow.close(), fast.close()]);
@@ -28,8 +33,9 @@ describe('bounded concurrency', () => {
     await slow.waitFor(2);
     expect((await place(b.sandbox)).status).toBe(201);
     const [served] = await fast.waitFor(1);
+    release();
 
-    const all = await slow.waitFor(5, 10_000);
+    const all = await slow.waitFor(5);
     const firstAnswer = Math.min(...all.map((r) => r.answeredAt ?? Infinity));
     // The other partner's event went out while the slow endpoint still held its attempts...
     expect(served!.arrivedAt).toBeLessThan(firstAnswer);

@@ -27,14 +27,15 @@ export interface Received {
   answeredAt?: number;
 }
 
-export type Reply = { status: number; delayMs?: number; headers?: Record<string, string> };
+/** `until`: answer only once it settles (a receiver held open for as long as a test needs). */
+export type Reply = { status: number; delayMs?: number; until?: Promise<unknown>; headers?: Record<string, string> };
 
 export interface Receiver {
   url: string;
   received: Received[];
   /** How the receiver answers the n-th request (0-based); 200 by default. */
   reply: (n: number, req: http.IncomingMessage) => Reply;
-  /** Resolves once `count` requests have arrived; fails after `timeoutMs`. */
+  /** Resolves once `count` requests have arrived; fails after `timeoutMs` (30 s: only a hang should reach it). */
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -45,7 +46,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     url: '',
     received: [],
     reply: () => ({ status: 200 }),
-    waitFor: (count, timeoutMs = 5000) =>
+    waitFor: (count, timeoutMs = 30_000) =>
       new Promise((resolve, reject) => {
         const done = () => resolve(receiver.received.slice(0, count));
         if (receiver.received.length >= count) return done();
@@ -66,7 +67,8 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       for (const w of waiters.filter((x) => receiver.received.length >= x.count)) w.resolve();
       const reply = receiver.reply(n, req);
       const answer = () => res.writeHead(reply.status, reply.headers).end('ok');
-      if (reply.delayMs) setTimeout(answer, reply.delayMs).unref();
+      if (reply.until) void reply.until.then(answer, answer);
+      else if (reply.delayMs) setTimeout(answer, reply.delayMs).unref();
       else answer();
     });
   });

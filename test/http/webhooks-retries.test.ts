@@ -103,7 +103,8 @@ describe('retries', () => {
     try {
       const { p, id } = await testDelivery(() => 302, { Location: target.url });
       const d = await delivery(p, id);
-      expect(d.attempts[0]).toMatchObject({ status: 302, error: `redirect 302 to ${target.url} not followed: webhooks must answer 2xx themselves` });
+      // The status says what happened; the target is not repeated (see test/security/webhook-urls.test.ts).
+      expect(d.attempts[0]).toMatchObject({ status: 302, error: 'redirect not followed: webhooks must answer 2xx themselves' });
       expect(d.status).toBe('retrying');
       expect(target.received).toHaveLength(0);
     } finally {
@@ -113,7 +114,7 @@ describe('retries', () => {
 });
 
 describe('the URL guard at delivery time', () => {
-  it('when the registered name later resolves to a private address, then the attempt is refused before sending, with the reason', async () => {
+  it('when the registered name later resolves to a private address, then the attempt is refused before sending, with a short reason that names no address', async () => {
     const dns: Record<string, string[]> = { 'hooks.example.com': ['93.184.216.34'] };
     const guarded = await startWebhookService({
       env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'false' },
@@ -128,13 +129,13 @@ describe('the URL guard at delivery time', () => {
       const d = (await guarded.http.get(`/v1/webhooks/deliveries/${res.body.data.id}`).set(bearer(p.sandbox))).body.data;
       expect(d).toMatchObject({ status: 'retrying', attempt_count: 1 });
       expect(d.attempts[0]).toMatchObject({ status: null, duration_ms: 0 });
-      expect(d.attempts[0].error).toMatch(/^refused before sending: .*resolves to 10\.0\.0\.1, a private \(RFC 1918\) address/);
+      expect(d.attempts[0].error).toBe('refused before sending: host resolves to a non-public address');
 
       dns['hooks.example.com'] = ['::ffff:169.254.169.254'];
       guarded.clock.advance(60_000);
       await guarded.scheduler.runDue();
       const again = (await guarded.http.get(`/v1/webhooks/deliveries/${res.body.data.id}`).set(bearer(p.sandbox))).body.data;
-      expect(again.attempts[1].error).toMatch(/link-local address inside an IPv4-mapped IPv6 address/);
+      expect(again.attempts[1].error).toBe('refused before sending: host resolves to a non-public address');
     } finally {
       await guarded.close();
     }

@@ -25,8 +25,11 @@ export interface ChildService {
   exited: Promise<number | null>;
 }
 
-/** Starts `node dist/src/main.js` on a free port and resolves once it listens. */
-export function startChildService(dataDir: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ChildService> {
+/**
+ * Starts `node dist/src/main.js` on a free port and resolves once it listens. The default bound is
+ * generous: a start takes about a second on an idle machine and many times that on a busy one.
+ */
+export function startChildService(dataDir: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ChildService> {
   const child = spawn(process.execPath, [MAIN], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -160,26 +160,26 @@ describe('webhook attempts claimed before they are sent', () => {
     expect(Date.parse(state.next_attempt_at!) - clock.now().getTime()).toBe(60_000);
   });
 
-  it('when a redelivery is requested while an attempt is out, then the outcome is still recorded after the request, and the redelivery goes out after it', async () => {
+  it('when a redelivery is asked for while an attempt is out, then it is refused as in progress and appends nothing; once the attempt is recorded, it goes out', async () => {
     const id = await scheduleOne();
     let release!: () => void;
     answer = () => new Promise<void>((r) => (release = r));
     const first = attemptDelivery(deps('replica-a'), id, 'schedule');
     await waitFor(() => received.length === 1);
-    const loaded = (await log.load(id))!;
-    expect(await log.record(loaded.state, [{ type: 'WebhookRedeliveryRequested', data: { delivery_id: id, at: clock.now().toISOString(), request_id: 'req_1' } }], loaded.revision, { causationId: null, correlationId: null, requestId: 'req_1' })).toBe(true);
-    const redelivery = attemptDelivery(deps('replica-b'), id, 'redelivery', 'req_1');
+    await expect(attemptDelivery(deps('replica-b'), id, 'redelivery', 'req_1')).rejects.toMatchObject({ code: 'delivery_in_progress', status: 409 });
+    expect(await types(id)).toEqual(['WebhookDeliveryScheduled', 'WebhookAttemptStarted']);
     release();
     answer = async () => undefined;
     expect((await first)!.status).toBe('succeeded');
-    const final = (await redelivery)!;
+    const final = (await attemptDelivery(deps('replica-b'), id, 'redelivery', 'req_2'))!;
     expect(received).toEqual(['evt_1', 'evt_1']);
     expect(final.attempts.map((a) => a.trigger)).toEqual(['schedule', 'redelivery']);
+    // The request and its claim are one append: a redelivery is recorded only when it is made.
     expect(await types(id)).toEqual([
       'WebhookDeliveryScheduled',
       'WebhookAttemptStarted',
-      'WebhookRedeliveryRequested',
       'WebhookAttemptSucceeded',
+      'WebhookRedeliveryRequested',
       'WebhookAttemptStarted',
       'WebhookAttemptSucceeded',
     ]);

@@ -76,11 +76,12 @@ describe('checkWebhookUrl', () => {
     expect(!result.ok && result.reason).toMatch(reason);
   });
 
-  it('when the host resolves to a private address, then it is refused naming the address', async () => {
+  it('when the host resolves to a private address, then it is refused naming the kind of address, not the address', async () => {
     const result = await checkWebhookUrl('https://internal.example.com/', { allowPrivate: false, resolve: resolvesTo('10.1.2.3') });
     expect(result).toEqual({
       ok: false,
-      reason: 'webhook URL host "internal.example.com" resolves to 10.1.2.3, a private (RFC 1918) address; only public addresses are allowed',
+      rule: 'address',
+      reason: 'webhook URL host "internal.example.com" resolves to a private (RFC 1918) address; only public addresses are allowed',
     });
   });
 
@@ -97,7 +98,7 @@ describe('checkWebhookUrl', () => {
     const atRegistration = await checkWebhookUrl('https://flip.example.com/', { allowPrivate: false, resolve: flipping });
     const atDelivery = await checkWebhookUrl('https://flip.example.com/', { allowPrivate: false, resolve: flipping });
     expect(atRegistration).toMatchObject({ ok: true, addresses: [PUBLIC_IP] });
-    expect(atDelivery).toMatchObject({ ok: false, reason: expect.stringMatching(/127\.0\.0\.1, a loopback address/) });
+    expect(atDelivery).toMatchObject({ ok: false, reason: expect.stringMatching(/resolves to a loopback address/) });
   });
 
   it('when the host does not resolve or resolves to nothing, then it is refused', async () => {
@@ -106,6 +107,7 @@ describe('checkWebhookUrl', () => {
     };
     expect(await checkWebhookUrl('https://nx.example.com/', { allowPrivate: false, resolve: failing })).toEqual({
       ok: false,
+      rule: 'unresolved',
       reason: 'webhook URL host "nx.example.com" could not be resolved (ENOTFOUND)',
     });
     const empty = await checkWebhookUrl('https://nx.example.com/', { allowPrivate: true, resolve: resolvesTo() });

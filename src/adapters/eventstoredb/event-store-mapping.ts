@@ -3,6 +3,7 @@ import {
   NO_STREAM,
   START,
   STREAM_EXISTS,
+  UnavailableError,
   WrongExpectedVersionError,
   eventTypeFilter,
   excludeSystemEvents,
@@ -14,6 +15,7 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import {
+  StorageUnavailableError,
   WrongExpectedRevisionError,
   matchesFilter as matchesStreamFilter,
   type EventFilter,
@@ -29,8 +31,12 @@ export function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevisi
   return BigInt(expected);
 }
 
-/** WrongExpectedVersionError -> the port's error (with the actual revision); anything else unchanged. */
+/**
+ * WrongExpectedVersionError -> the port's error (with the actual revision); a server that cannot be
+ * reached -> StorageUnavailableError; anything else unchanged.
+ */
 export function mapAppendError(err: unknown, streamId: string, expected: ExpectedRevision): unknown {
+  if (err instanceof UnavailableError) return new StorageUnavailableError('event store', 'unreachable', { cause: err });
   if (!(err instanceof WrongExpectedVersionError)) return err;
   const actual = typeof err.actualVersion === 'bigint' ? Number(err.actualVersion) : 'no_stream';
   return new WrongExpectedRevisionError(streamId, expected, actual);

@@ -1,4 +1,8 @@
 import type Database from 'better-sqlite3';
+import { storageError } from './storage-errors.js';
+
+/** Errors of a full or failing disk reach callers as the port's StorageUnavailableError, naming this store. */
+const STORE = 'event store';
 
 interface Write {
   run: () => unknown;
@@ -109,7 +113,7 @@ export class GroupCommit {
     try {
       outcomes = this.commitBatch.immediate(batch);
     } catch (error) {
-      for (const w of batch) w.reject(error);
+      for (const w of batch) w.reject(storageError(error, STORE));
       if (!this.syncing && this.unsynced.length === 0) this.durableHead = null;
       return;
     }
@@ -138,7 +142,7 @@ export class GroupCommit {
       (error: unknown) => {
         // Whether the disk has these writes is unknown: the callers hear so (and retry, as the spec asks).
         this.durableHead = this.unsynced.length === 0 ? null : head;
-        for (const { batch } of covered) for (const w of batch) if (!w.ordered) w.reject(error);
+        for (const { batch } of covered) for (const w of batch) if (!w.ordered) w.reject(storageError(error, STORE));
         this.afterCommit();
       },
     ).finally(() => {
@@ -162,5 +166,5 @@ export class GroupCommit {
 
 function answer(write: Write, outcome: Outcome): void {
   if (outcome.ok) write.resolve(outcome.value);
-  else write.reject(outcome.error);
+  else write.reject(storageError(outcome.error, STORE));
 }

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
 import type {
   AppendOptions,
   AppendResult,
@@ -24,7 +25,7 @@ import { Wakeup } from './event-store-wakeup.js';
 import { GroupCommit, type Durability } from './event-store-group-commit.js';
 import { walFsync } from './event-store-wal-fsync.js';
 import { WalCheckpointer, type CheckpointResult } from './event-store-checkpointer.js';
-import { LOCK_WAIT_MS, useWal } from './open.js';
+import { LOCK_WAIT_MS, createPrivately, useWal } from './open.js';
 
 /**
  * Schema of the embedded event store. `position` is the global order (AUTOINCREMENT: never
@@ -72,6 +73,8 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** How many of this process's newest events serve log readers from memory (0: none). */
   recentEvents?: number;
+  /** Where failures of the store's own background work are reported (console when absent: the CLI). */
+  logger?: Pick<Logger, 'error'>;
 }
 
 const MAX_REVISION = Number.MAX_SAFE_INTEGER;
@@ -104,12 +107,15 @@ export class SqliteEventStore implements EventStore {
   private readonly durability: Durability | undefined;
   private readonly checkpointer: WalCheckpointer | undefined;
   private checkpointerFailed = false;
+  private readonly logger: Pick<Logger, 'error'> | undefined;
 
   constructor(options: SqliteEventStoreOptions) {
     this.clock = options.clock ?? systemClock;
     this.pollMs = options.pollIntervalMs ?? 25;
     this.recent = new RecentEvents(options.recentEvents);
     this.file = options.file;
+    this.logger = options.logger;
+    createPrivately(options.file);
     // timeout: how long a writer waits for another process's write lock (SQLITE_BUSY otherwise).
     this.db = new Database(options.file, { timeout: LOCK_WAIT_MS });
     useWal(this.db);
@@ -142,7 +148,7 @@ export class SqliteEventStore implements EventStore {
       backwards: db.prepare<[string, number, number], EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
       ),
-      // Without a LIMIT parameter: a bound LIMIT made an empty read 4x slower (about 20 µs more),
+      // Without a LIMIT parameter: a bound LIMIT makes an empty read about 4x slower,
       // and most reads (a whole stream, or its tail after a kept fold) have no count.
       forwardsAll: db.prepare<[string, number], EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`,
@@ -184,7 +190,8 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('wal_autocheckpoint = 0');
     return new WalCheckpointer(file, {
       onError: (err) => {
-        console.error('event store:', err);
+        if (this.logger) this.logger.error({ err }, 'WAL checkpointer stopped; SQLite checkpoints on commit from now on');
+        else console.error('event store:', err);
         this.checkpointerFailed = true;
         for (const db of [this.db, this.bookkeepingDb]) if (db?.open) db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT}`);
       },
@@ -303,8 +310,8 @@ export class SqliteEventStore implements EventStore {
    * with synchronous=NORMAL: a settle costs no fsync. A process crash loses nothing (WAL); a power
    * loss can lose the newest settles, and those events are delivered again, which at-least-once
    * delivery allows. A settle is never durable before the events it follows: those were appended
-   * earlier to the same WAL, with FULL. Without this, every settled event cost one fsync, one at a
-   * time per group, and the event loop waited for each.
+   * earlier to the same WAL, with FULL. Without this, every settled event would cost one fsync, one
+   * at a time per group, and the event loop would wait for each.
    */
   private bookkeeping(): Database.Database {
     // An in-memory database cannot be opened twice; it has no fsync to save either.

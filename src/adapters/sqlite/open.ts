@@ -9,13 +9,24 @@ export const LOCK_WAIT_MS = 5000;
 
 /** Opens a SQLite file in WAL mode; several processes (server and CLI) may open the same file. */
 export function openSqlite(file: string, synchronous: Synchronous = 'FULL'): Database.Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  createPrivately(file);
   // timeout: another process holding the write lock makes us wait instead of failing at once.
   const db = new Database(file, { timeout: LOCK_WAIT_MS });
   useWal(db);
   db.pragma(`synchronous = ${synchronous}`);
   db.pragma('foreign_keys = ON');
   return db;
+}
+
+/**
+ * Creates a missing database file empty, readable by its owner only (mode 0600; its directory 0700
+ * when made here), before SQLite opens it: SQLite would make it 0644, and gives its -wal and -shm
+ * files the mode of the database file. An empty file is a new database to SQLite.
+ */
+export function createPrivately(file: string): void {
+  if (file === '' || file === ':memory:') return;
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
 }
 
 /**

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Environment } from '../../ports/partner-store.js';
 import type { WebhookEndpointRecord, WebhookEndpointStore } from '../../ports/webhook-endpoint-store.js';
 import type { EventType } from '../../webhooks/event-types.js';
+import { storageError } from './storage-errors.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
@@ -51,7 +52,11 @@ export class SqliteWebhookEndpointStore implements WebhookEndpointStore {
 
   async save(record: WebhookEndpointRecord, expectedVersion: number | null): Promise<boolean> {
     const row = { ...record, events: record.events === null ? null : JSON.stringify(record.events) };
-    const result = expectedVersion === null ? this.stmts.insert.run(row) : this.stmts.update.run({ ...row, expected: expectedVersion });
-    return result.changes === 1;
+    try {
+      const result = expectedVersion === null ? this.stmts.insert.run(row) : this.stmts.update.run({ ...row, expected: expectedVersion });
+      return result.changes === 1;
+    } catch (err) {
+      throw storageError(err, 'service database');
+    }
   }
 }

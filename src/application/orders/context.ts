@@ -10,6 +10,8 @@ export interface CommandContext {
   partnerId?: string;
   environment?: Environment;
   requestId?: string;
+  /** The caller's own id of the request (its X-Request-Id), kept apart from the service's requestId. */
+  clientRequestId?: string | undefined;
   correlationId?: string;
   causationId?: string;
 }
@@ -22,6 +24,7 @@ export function eventMetadata(ctx: CommandContext, order: { partner_id: string; 
     environment: order.environment,
     actor: ctx.actor,
     request_id: ctx.requestId ?? null,
+    ...(ctx.clientRequestId ? { client_request_id: ctx.clientRequestId } : {}),
     correlation_id: ctx.correlationId ?? ctx.requestId ?? null,
     causation_id: ctx.causationId ?? ctx.requestId ?? null,
     schema_version: EVENT_SCHEMA_VERSION,

@@ -109,7 +109,7 @@ export class IdempotencyKeys {
   }
 
   /** Returns the claim that holds: ours when we won, the earlier one otherwise. */
-  async claim(stream: string, claim: Claim, meta: { partner_id: string; environment: Environment; request_id?: string; at: string }): Promise<{ won: boolean; claim: Claim }> {
+  async claim(stream: string, claim: Claim, meta: { partner_id: string; environment: Environment; request_id?: string; client_request_id?: string; at: string }): Promise<{ won: boolean; claim: Claim }> {
     try {
       await this.store.append(
         stream,
@@ -122,6 +122,7 @@ export class IdempotencyKeys {
               environment: meta.environment,
               actor: 'partner',
               request_id: meta.request_id ?? null,
+              ...(meta.client_request_id ? { client_request_id: meta.client_request_id } : {}),
               correlation_id: meta.request_id ?? null,
               causation_id: meta.request_id ?? null,
               schema_version: EVENT_SCHEMA_VERSION,

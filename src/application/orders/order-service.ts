@@ -2,7 +2,7 @@ import type { EventStore } from '../../ports/event-store.js';
 import type { PaymentLink, PaymentProvider } from '../../ports/payment-provider.js';
 import type { Clock } from '../../shared/clock.js';
 import { ApiError } from '../../domain/errors.js';
-import { fromMajor } from '../../domain/money.js';
+import { fromMajor, MAX_TIP, maxTipMinor } from '../../domain/money.js';
 import type { CatalogIndex } from '../../domain/catalog/catalog-index.js';
 import { decide, type NewOrder, type OrderCommand } from '../../domain/order/decide.js';
 import type { OrderState, OrderView } from '../../domain/order/state.js';
@@ -88,6 +88,7 @@ export class OrderService {
         partner_id: ctx.partnerId,
         environment: ctx.environment,
         ...(ctx.requestId ? { request_id: ctx.requestId } : {}),
+        ...(ctx.clientRequestId ? { client_request_id: ctx.clientRequestId } : {}),
         at,
       });
       claim = result.claim;
@@ -225,9 +226,12 @@ function orderNumber(): string {
 }
 
 function tipInMinor(tip: number, currency: Parameters<typeof fromMajor>[1]): number {
+  let minor: number;
   try {
-    return fromMajor(tip, currency);
+    minor = fromMajor(tip, currency);
   } catch {
     throw new ApiError('validation_error', `tip has more decimals than ${currency} allows.`, { param: 'tip' });
   }
+  if (minor > maxTipMinor(currency)) throw new ApiError('validation_error', `tip must be at most ${MAX_TIP[currency]} ${currency} (the store's currency).`, { param: 'tip' });
+  return minor;
 }

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { OPS_ACTIONS, runOperation, type OpsAction, type OpsArgs } from '../../application/orders/operations.js';
-import { buildServices } from '../../composition/server.js';
 import { isApiError } from '../../domain/errors.js';
 import { createLogger } from '../../shared/logger.js';
 import { systemClock } from '../../shared/clock.js';
@@ -31,6 +30,8 @@ export function registerOpsCommands(program: Command): void {
     .action(async (orderId: string, action: string, opts: OpsArgs & { json?: boolean }) => {
       if (!(OPS_ACTIONS as readonly string[]).includes(action)) throw new CliError(`unknown action ${action}; one of ${OPS_ACTIONS.join(', ')}`);
       await withStores(async (stores, config) => {
+        // Loaded here, not at the top: the whole service (Express, metrics, webhooks) would slow every CLI command's start.
+        const { buildServices } = await import('../../composition/server.js');
         const services = await buildServices(config, stores, { logger: createLogger({ level: 'silent', pretty: false }), clock: systemClock });
         try {
           const order = await runOperation(services, orderId, action as OpsAction, opts, { requestId: `cli_${process.pid}` });

@@ -14,18 +14,21 @@ const pathShape = (path: string): string => path.split('/').map((s) => (s === ''
  * request), reading what it needs from the response.
  */
 export function accessLog(logger: Logger): (req: Request, res: Response) => void {
-  // The line's fields are fixed and none can hold a secret (the request id is the caller's only when
-  // it passes SAFE_ID, the route is a pattern or a masked shape). The logger's redaction paths
-  // censor named keys and fields of nested objects, so they can never match here, but pino still
-  // runs its '*.'-wildcard censor on every field: a child without redaction skips that work.
+  // The line's fields are fixed and none can hold a secret (the request id is generated, the
+  // caller's own id is there only when it passes SAFE_ID, the route is a pattern or a masked shape).
+  // The logger's redaction paths censor named keys and fields of nested objects, so they can never
+  // match here, but pino still runs its '*.'-wildcard censor on every field: a child without
+  // redaction skips that work.
   const log = logger.child({}, { redact: [] });
   function onFinish(this: Response): void {
     const req = this.req;
     const locals = this.locals;
+    if (locals.unlogged === true) return; // sampled out (failed authentication): see AuthThrottle
     const principal = locals.principal as Principal | undefined;
     const status = this.statusCode;
     const line = {
       request_id: locals.requestId as string,
+      client_request_id: locals.clientRequestId as string | undefined,
       method: req.method,
       route: (req.route as { path: string } | undefined)?.path ?? (status === 404 ? '(unmatched)' : pathShape(req.path)),
       status,

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
 
@@ -23,13 +24,20 @@ export function receivedBody(res: Response): string | undefined {
   return locals.receivedBody as string | undefined;
 }
 
-/** JSON bodies only, up to `limit` bytes. A body of any other type is a 415, not silently ignored. */
+/** body-parser's `type` of the failure when a UTF-8 body is not valid UTF-8 (errors.ts maps it). */
+export const NOT_UTF8 = 'entity.not.utf8';
+
+/**
+ * JSON bodies only, up to `limit` bytes. A body of any other type is a 415, not silently ignored.
+ * A UTF-8 body must be valid UTF-8: decoding would turn bad bytes into U+FFFD, text the caller never sent.
+ */
 export function jsonBody(limit: number) {
   const parse = express.json({
     limit,
     strict: true,
     type: 'application/json',
-    verify: (_req, res, bytes) => {
+    verify: (_req, res, bytes, encoding) => {
+      if (encoding === 'utf-8' && !isUtf8(bytes)) throw Object.assign(new Error('The request body is not valid UTF-8.'), { type: NOT_UTF8 });
       (res as Response).locals.receivedBytes = bytes;
     },
   });

@@ -1,19 +1,31 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, ERROR_CODES, isApiError } from '../../domain/errors.js';
+import { StorageUnavailableError } from '../../ports/event-store.js';
 import type { Logger } from '../../shared/logger.js';
 import { sendJson } from './json-response.js';
+import { NOT_UTF8 } from './body.js';
+
+/** Seconds a client (or a balancer) should wait after 503 storage_unavailable. */
+export const STORAGE_RETRY_AFTER_S = 30;
 
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
   limit?: number;
+  /** zlib's, when a compressed body failed to decompress: Z_DATA_ERROR, Z_BUF_ERROR (cut short), ERR__ERROR_… (brotli). */
+  code?: string;
 }
 
+// zlib and brotli failures, as body-parser passes them on (untyped) from the decompression stream.
+const DECOMPRESSION_FAILURE = /^(Z_|ERR__ERROR_)/;
+
 /** Maps body-parser's failures onto the API's codes. */
-function fromBodyParser(err: BodyParserError): ApiError | null {
+function fromBodyParser(err: BodyParserError, req: Request): ApiError | null {
   switch (err.type) {
     case 'entity.parse.failed':
       return new ApiError('validation_error', 'The request body is not valid JSON.', { param: 'body' });
+    case NOT_UTF8:
+      return new ApiError('validation_error', 'The request body is not valid UTF-8.', { param: 'body' });
     case 'entity.too.large':
       return new ApiError('payload_too_large', `The request body exceeds the limit of ${err.limit} bytes.`);
     case 'encoding.unsupported':
@@ -23,29 +35,40 @@ function fromBodyParser(err: BodyParserError): ApiError | null {
     case 'request.size.invalid':
     case 'stream.encoding.set':
       return new ApiError('validation_error', 'The request body could not be read.', { param: 'body' });
+    case undefined: {
+      const encoding = req.headers['content-encoding'];
+      if (encoding === undefined || !DECOMPRESSION_FAILURE.test(err.code ?? '')) return null;
+      return new ApiError('validation_error', `The request body is not valid ${encoding} data (corrupt or cut short).`, { param: 'body' });
+    }
     default:
       return null;
   }
 }
 
-export function sendError(res: Response, error: ApiError): void {
-  res.locals.errorCode = error.code;
-  const body: Record<string, unknown> = {
-    code: error.code,
-    message: error.message,
-    request_id: res.locals.requestId as string,
-  };
+/** The error envelope, `{ error: { code, message, request_id, … } }`, for every answer that fails. */
+export function errorEnvelope(error: ApiError, requestId: string): { error: Record<string, unknown> } {
+  const body: Record<string, unknown> = { code: error.code, message: error.message, request_id: requestId };
   if (error.param) body.param = error.param;
   if (error.details && error.details.length > 1) body.details = error.details;
   Object.assign(body, error.extra ?? {});
-  if (!res.headersSent) sendJson(res.req, res, error.status, { error: body });
+  return { error: body };
+}
+
+export function sendError(res: Response, error: ApiError): void {
+  res.locals.errorCode = error.code;
+  if (!res.headersSent) sendJson(res.req, res, error.status, errorEnvelope(error, res.locals.requestId as string));
 }
 
 /** The last middleware: every failure leaves as the spec's envelope, never a stack trace. */
 export function errorMapper(logger: Logger) {
-  return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (isApiError(err)) return sendError(res, err);
-    const mapped = fromBodyParser(err as BodyParserError);
+    if (err instanceof StorageUnavailableError) {
+      // Retryable, like a 429: the storage-watch logs the failure once, the access log each request.
+      res.setHeader('Retry-After', String(STORAGE_RETRY_AFTER_S));
+      return sendError(res, new ApiError('storage_unavailable'));
+    }
+    const mapped = fromBodyParser(err as BodyParserError, req);
     if (mapped) return sendError(res, mapped);
     logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
     sendError(res, new ApiError('internal_error', ERROR_CODES.internal_error.message));

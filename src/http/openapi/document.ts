@@ -13,13 +13,16 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Body too large (payload_too_large).',
   415: 'Body not application/json (unsupported_media_type).',
   422: 'Business rule refused the request.',
-  429: 'Rate limit exceeded (rate_limited).',
+  429: 'Rate limit exceeded, or too many failed authentications from this address (rate_limited); see Retry-After.',
   500: 'Internal error (internal_error); retry.',
-  503: 'Starting or shutting down.',
+  503: 'Starting or shutting down (service_unavailable), or the storage is full or failing (storage_unavailable); see Retry-After.',
 };
 
 const header = (description: string, schema: z.ZodType = z.string()) => ({ description, schema, required: true });
-const requestIdHeader = { 'X-Request-Id': header('Unique id of this request; quote it to support.') };
+const requestIdHeader: Record<string, HeaderSpec> = {
+  'X-Request-Id': header("The service's own id of this request; quote it to support."),
+  'X-Client-Request-Id': { description: 'The X-Request-Id the caller sent, when it was 8-64 characters of A-Z a-z 0-9 . _ : -', schema: z.string() },
+};
 const rateLimitHeaders = {
   'RateLimit-Limit': header('Requests allowed per minute for this key.', z.string().regex(/^\d+$/)),
   'RateLimit-Remaining': header('Requests left in the current window.', z.string().regex(/^\d+$/)),
@@ -30,14 +33,16 @@ const rateLimitHeaders = {
 export const toOpenApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 function errorCodesOf(route: RouteSpec): number[] {
-  const codes = new Set<number>([500, ...(route.errors ?? [])]);
+  // 503 storage_unavailable: any route may read or write a store that is full or failing.
+  const codes = new Set<number>([500, 503, ...(route.errors ?? [])]);
   const r = route.request ?? {};
   if (r.params || r.query || r.body || r.headers) codes.add(400);
   if (r.body) [413, 415].forEach((c) => codes.add(c));
   if ((route.auth ?? 'key') !== 'public') [401, 403].forEach((c) => codes.add(c));
   // The operations API answers 404 not_found on every route while ADMIN_TOKEN is unset.
   if (route.auth === 'admin') codes.add(404);
-  if ((route.auth ?? 'key') === 'key') codes.add(429);
+  // key: the key's budget; admin: too many failed authentications from the address (both: rate_limited).
+  if ((route.auth ?? 'key') !== 'public') codes.add(429);
   return [...codes].sort();
 }
 

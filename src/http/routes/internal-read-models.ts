@@ -2,6 +2,7 @@ import { z } from '../openapi/zod.js';
 import { defineRoute } from '../route.js';
 import { ApiError } from '../../domain/errors.js';
 import type { ReadModels } from '../../application/read-models.js';
+import { queryNumber } from '../schemas/common.js';
 
 const Position = z.string().regex(/^\d+$/).openapi({ description: 'A log position (decimal: it may exceed 2^53).' });
 
@@ -27,7 +28,7 @@ const StoredDocumentSchema = z
 
 const DocumentsQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(5000).default(1000),
+    limit: queryNumber(1, 5000, true).default(1000),
     starting_after: z.string().min(1).max(200).optional().openapi({ description: 'The last id of the previous page.' }),
   })
   .strict();

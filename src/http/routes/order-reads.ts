@@ -4,7 +4,7 @@ import type { OrderQueries } from '../../application/orders/order-queries.js';
 import { ORDER_STATUSES } from '../../domain/order/machine.js';
 import { toPublicOrder } from '../presenters/order.js';
 import { OrderIdParams, OrderSchema } from '../schemas/order.js';
-import { IsoTimestamp } from '../schemas/common.js';
+import { IsoTimestamp, queryNumber } from '../schemas/common.js';
 import { partnerContext } from './orders.js';
 
 const Instant = z.iso
@@ -14,7 +14,7 @@ const Instant = z.iso
 
 const ListOrdersQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(100).default(10),
+    limit: queryNumber(1, 100, true).default(10),
     starting_after: z.string().min(1).max(80).optional().openapi({ description: 'An order id from the previous page: the next page starts after it.' }),
     reference: z.string().min(1).max(100).optional().openapi({ description: 'Your own reference: find an order after an unconfirmed creation.' }),
     status: z.enum(ORDER_STATUSES).optional(),

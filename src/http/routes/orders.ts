@@ -8,8 +8,8 @@ import { CancelOrderBody, IdempotencyHeaders, OrderIdParams, OrderSchema, Paymen
 import { toMajor } from '../../domain/money.js';
 import type { OrderView } from '../../domain/order/state.js';
 
-export function partnerContext(principal: Principal, requestId: string): PartnerContext {
-  return { actor: 'partner', partnerId: principal.partner.id, environment: principal.key.environment, requestId };
+export function partnerContext(principal: Principal, requestId: string, clientRequestId?: string): PartnerContext {
+  return { actor: 'partner', partnerId: principal.partner.id, environment: principal.key.environment, requestId, clientRequestId };
 }
 
 const replayedHeader = {
@@ -37,14 +37,14 @@ export function orderRoutes(deps: { orders: OrderService }) {
       errors: [404, 409, 422],
       // A retry of a body already validated and matched to this key (the same bytes) is answered
       // from the order as it is now, without validating the body again.
-      beforeBody: async ({ principal, requestId, headers, res }) => {
+      beforeBody: async ({ principal, requestId, clientRequestId, headers, res }) => {
         const received = receivedBody(res);
         if (received === undefined) return undefined;
-        const order = await deps.orders.replay(partnerContext(principal, requestId), headers['idempotency-key']!, received);
+        const order = await deps.orders.replay(partnerContext(principal, requestId, clientRequestId), headers['idempotency-key']!, received);
         return order ? replayed(order) : undefined;
       },
-      handler: async ({ principal, requestId, body, headers, res }) => {
-        const ctx = partnerContext(principal, requestId);
+      handler: async ({ principal, requestId, clientRequestId, body, headers, res }) => {
+        const ctx = partnerContext(principal, requestId, clientRequestId);
         const result = await deps.orders.place(ctx, headers['idempotency-key']!, body, receivedBody(res));
         return result.created ? { status: 201, data: toPublicOrder(result.order) } : replayed(result.order);
       },
@@ -59,8 +59,8 @@ export function orderRoutes(deps: { orders: OrderService }) {
       request: { params: OrderIdParams },
       responses: { 200: { description: 'The order.', data: OrderSchema } },
       errors: [404],
-      handler: async ({ principal, requestId, params }) => ({
-        data: toPublicOrder(await deps.orders.get(partnerContext(principal, requestId), params.order_id)),
+      handler: async ({ principal, requestId, clientRequestId, params }) => ({
+        data: toPublicOrder(await deps.orders.get(partnerContext(principal, requestId, clientRequestId), params.order_id)),
       }),
     }),
     defineRoute({
@@ -74,8 +74,8 @@ export function orderRoutes(deps: { orders: OrderService }) {
       request: { params: OrderIdParams, body: CancelOrderBody, bodyOptional: true },
       responses: { 200: { description: 'The cancelled order.', data: OrderSchema } },
       errors: [404, 409],
-      handler: async ({ principal, requestId, params, body }) => {
-        const result = await deps.orders.cancel(partnerContext(principal, requestId), params.order_id, body?.reason ?? null);
+      handler: async ({ principal, requestId, clientRequestId, params, body }) => {
+        const result = await deps.orders.cancel(partnerContext(principal, requestId, clientRequestId), params.order_id, body?.reason ?? null);
         return { data: toPublicOrder(result.order) };
       },
     }),
@@ -90,8 +90,8 @@ export function orderRoutes(deps: { orders: OrderService }) {
       request: { params: OrderIdParams, body: z.object({}).strict(), bodyOptional: true },
       responses: { 201: { description: 'A new payment link.', data: PaymentLinkSchema } },
       errors: [404, 409],
-      handler: async ({ principal, requestId, params }) => {
-        const { order, link } = await deps.orders.paymentLink(partnerContext(principal, requestId), params.order_id);
+      handler: async ({ principal, requestId, clientRequestId, params }) => {
+        const { order, link } = await deps.orders.paymentLink(partnerContext(principal, requestId, clientRequestId), params.order_id);
         return {
           status: 201,
           data: {
@@ -118,8 +118,8 @@ export function orderRoutes(deps: { orders: OrderService }) {
       request: { params: OrderIdParams, body: z.object({}).strict(), bodyOptional: true },
       responses: { 200: { description: 'The advanced order.', data: OrderSchema } },
       errors: [404, 409],
-      handler: async ({ principal, requestId, params }) => {
-        const result = await deps.orders.sandboxAdvance(partnerContext(principal, requestId), params.order_id);
+      handler: async ({ principal, requestId, clientRequestId, params }) => {
+        const result = await deps.orders.sandboxAdvance(partnerContext(principal, requestId, clientRequestId), params.order_id);
         return { data: toPublicOrder(result.order) };
       },
     }),

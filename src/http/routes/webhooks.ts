@@ -118,12 +118,14 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
       path: '/v1/webhooks/deliveries/:delivery_id/redeliver',
       operationId: 'redeliverWebhook',
       summary: 'Send a delivery again now (same event id and body, new signature)',
-      description: 'Answers once the attempt has ended, with the delivery and that attempt last in `attempts`.',
+      description:
+        'Answers once the attempt has ended, with the delivery and that attempt last in `attempts`. ' +
+        'Each redelivery answered 200 is one attempt, recorded; 409 delivery_in_progress while another attempt of the delivery is in flight.',
       tags,
       scope: 'webhooks:read',
       request: { params: DeliveryIdParams, body: z.object({}).strict(), bodyOptional: true },
       responses: { 200: { description: 'The delivery after the attempt.', data: WebhookDeliverySchema } },
-      errors: [404],
+      errors: [404, 409],
       handler: async ({ principal, requestId, params }) => ({
         data: toPublicDelivery(await deps.deliveries.redeliver(owner(principal), params.delivery_id, requestId)),
       }),

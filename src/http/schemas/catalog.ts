@@ -8,31 +8,9 @@ import { z } from '../openapi/zod.js';
 import { VERTICALS } from '../../domain/catalog/model.js';
 import { PROMO_REJECTIONS } from '../../domain/catalog/offers.js';
 import { CURRENCIES } from '../../domain/money.js';
-import { IsoTimestamp } from './common.js';
+import { IsoTimestamp, queryNumber, single } from './common.js';
 
 // ---- query and path parameters -------------------------------------------------------------
-
-const REPEATED = 'must be given once';
-
-/** Repeated parameters arrive as arrays: refuse them by name; blank numbers are not 0. */
-function singleNumber(v: unknown, ctx: { addIssue(issue: { code: 'custom'; message: string; input: unknown }): void }): unknown {
-  if (Array.isArray(v)) ctx.addIssue({ code: 'custom', message: REPEATED, input: v });
-  return typeof v === 'string' && v.trim() === '' ? Number.NaN : v;
-}
-
-/** Error messages for a single query value of the given kind; undefined keeps zod's message. */
-const single = (what: string) => ({
-  error: (issue: { code: string; input?: unknown }) => (Array.isArray(issue.input) ? REPEATED : issue.code === 'invalid_type' ? `must be ${what}` : undefined),
-});
-
-/** A number from the query string; blank, non-numeric or repeated values are refused. */
-function queryNumber(min: number, max: number, integer = false) {
-  const between = `must be between ${min} and ${max}`;
-  let n = z.coerce.number(single(integer ? 'an integer' : 'a number'));
-  if (integer) n = n.int('must be an integer');
-  const bounded = n.min(min, between).max(max, between);
-  return z.preprocess(singleNumber, bounded).openapi({ type: integer ? 'integer' : 'number', minimum: min, maximum: max });
-}
 
 const queryString = (max: number) => z.string(single('a string')).trim().max(max, `must be at most ${max} characters`);
 const queryEnum = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values, single(`one of ${values.join(', ')}`));

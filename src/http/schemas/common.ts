@@ -24,3 +24,29 @@ export const IsoTimestamp = z.string().openapi({ format: 'date-time', example: '
 export function envelope<T extends z.ZodType>(data: T, pagination?: z.ZodType) {
   return pagination ? z.object({ data, pagination }) : z.object({ data });
 }
+
+// ---- query parameters ------------------------------------------------------------------------
+
+const REPEATED = 'must be given once';
+
+/** Error messages for a single query value of the given kind; undefined keeps zod's message. */
+export const single = (what: string) => ({
+  error: (issue: { code: string; input?: unknown }) => (Array.isArray(issue.input) ? REPEATED : issue.code === 'invalid_type' ? `must be ${what}` : undefined),
+});
+
+/**
+ * A number from the query string, written as a plain decimal: digits, a fraction for non-integers,
+ * a leading `-` only where negatives are allowed. Anything Number() would also read (`1e1`, `0x10`,
+ * `+5`, ` 5`, `.5`, blank) is refused, as is a repeated parameter; the pattern is in the OpenAPI document.
+ */
+export function queryNumber(min: number, max: number, integer = false) {
+  const between = `must be between ${min} and ${max}`;
+  const sign = min < 0 ? '-?' : '';
+  const pattern = integer ? `^${sign}\\d+$` : `^${sign}\\d+(\\.\\d+)?$`;
+  const plain = new RegExp(pattern);
+  // Not a plain decimal: NaN, which z.number() refuses with "must be a number/an integer".
+  const toNumber = (v: unknown): unknown => (typeof v === 'string' ? (plain.test(v) ? Number(v) : Number.NaN) : v);
+  let n = z.number(single(integer ? 'an integer' : 'a number'));
+  if (integer) n = n.int('must be an integer');
+  return z.preprocess(toNumber, n.min(min, between).max(max, between)).openapi({ type: integer ? 'integer' : 'number', minimum: min, maximum: max, pattern });
+}

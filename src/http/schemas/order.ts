@@ -2,6 +2,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { z } from '../openapi/zod.js';
 import { Environment, IsoTimestamp } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
+import { MAX_TIP } from '../../domain/money.js';
 
 /**
  * Control (Cc) and format (Cf) characters of Unicode 17, as code point ranges. Spelled out rather
@@ -44,6 +45,11 @@ export const Phone = z
   })
   .openapi({ example: '+96550001234', description: 'International format (E.164 after normalisation).' });
 
+/** The tip maxima of docs/orders.md, as written in messages and the OpenAPI document: "50 KWD, 50 BHD, …". */
+const MAX_TIPS = Object.entries(MAX_TIP)
+  .map(([currency, max]) => `${max} ${currency}`)
+  .join(', ');
+
 export const PlaceOrderBody = z
   .object({
     store_id: Id,
@@ -74,7 +80,12 @@ export const PlaceOrderBody = z
       .openapi({ description: 'Required for delivery; ignored for pickup.' }),
     payment_method: z.enum(['cash', 'card']),
     reference: Text(100).optional().openapi({ description: "The partner's own reference, echoed back and filterable in GET /orders." }),
-    tip: z.number().min(0).max(1_000_000).optional().openapi({ description: "Tip in the store's currency (e.g. 0.5 KWD), at most the currency's decimals." }),
+    tip: z
+      .number()
+      .min(0)
+      .max(Math.max(...Object.values(MAX_TIP)), `must be at most the maximum of the store's currency: ${MAX_TIPS}`)
+      .optional()
+      .openapi({ description: `Tip in the store's currency (e.g. 0.5 KWD), with at most the currency's decimals, at most ${MAX_TIPS}.` }),
     promo_code: z.string().trim().min(1).max(32).optional(),
   })
   .strict()

@@ -1,5 +1,5 @@
 import { z } from '../openapi/zod.js';
-import { IsoTimestamp } from './common.js';
+import { IsoTimestamp, queryNumber } from './common.js';
 import { EVENT_TYPES } from '../../webhooks/event-types.js';
 
 const EventTypeName = z.enum(EVENT_TYPES);
@@ -7,7 +7,7 @@ const DELIVERY_STATUSES = ['pending', 'succeeded', 'retrying', 'failed'] as cons
 
 export const RegisterEndpointBody = z
   .object({
-    url: z.string().min(1).max(2048).openapi({ description: 'https only; every address the host resolves to must be public.', example: 'https://hooks.example.com/orders' }),
+    url: z.string().min(1).max(2048).openapi({ description: 'https only; port 443 (the default) or 1024-65535; every address the host resolves to must be public.', example: 'https://hooks.example.com/orders' }),
     events: z
       .array(z.string().min(1).max(64))
       .min(1)
@@ -59,7 +59,7 @@ export const WebhookDeliverySchema = z
 
 export const ListDeliveriesQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(100).default(10),
+    limit: queryNumber(1, 100, true).default(10),
     starting_after: z.string().min(1).max(80).optional().openapi({ description: 'A delivery id from the previous page: the next page starts after it.' }),
     type: EventTypeName.optional(),
     status: z.enum(DELIVERY_STATUSES).optional(),

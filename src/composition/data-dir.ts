@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Db } from 'mongodb';
+import type { Config } from '../config.js';
+import { createPrivately, LOCK_WAIT_MS, openSqlite, useWal } from '../adapters/sqlite/open.js';
+import { Refusal } from '../shared/refusal.js';
+import { decryptSecret, encryptSecret, KEY_FILE_NAME, parseKeyFromConfig, readKeyFile, SecretBoxError } from '../webhooks/secret-box.js';
+import { newSigningSecret } from '../webhooks/signing.js';
+
+/**
+ * DATA_DIR safety at start (docs/operations.md, "The data directory"):
+ *
+ * - Identity. When both embedded stores are used, events.db and service.db each keep the id of the
+ *   data directory they belong to (table `data_directory`, one row), made when the directory is
+ *   first used. An event log that is missing, empty, without an id or with another id under a
+ *   service.db that has lived, or a missing service.db beside a log that has lived, is refused:
+ *   starting would quietly serve an empty log (every order and idempotency key gone) or no partners.
+ *   Directories from before the id get one on their first start, unless their log is already gone.
+ * - Integrity: `PRAGMA quick_check` of each SQLite file the server opens.
+ * - The webhook secrets key must open the stored signing secrets.
+ * - Modes: the directory is made 0700, its files 0600.
+ *
+ * Ordering, so that processes starting together on a new directory agree without a lock: a first
+ * start writes service.db (the file), then the id into events.db, then into service.db; a check
+ * reads service.db before it looks at events.db. So whoever sees service.db's id, partners or the
+ * key file also sees events.db's id.
+ */
+
+export const EVENTS_FILE = 'events.db';
+export const SERVICE_FILE = 'service.db';
+
+const IDENTITY_TABLE = `
+CREATE TABLE IF NOT EXISTS data_directory (
+  slot       INTEGER PRIMARY KEY CHECK (slot = 1),
+  id         TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+`;
+
+/** Files the service makes under DATA_DIR; existing ones of ours are tightened to owner-only. */
+const PRIVATE_FILES = [...[EVENTS_FILE, SERVICE_FILE].flatMap((f) => [f, `${f}-wal`, `${f}-shm`]), KEY_FILE_NAME];
+
+const ADOPT = 'the CLI command `data-dir adopt --yes`';
+const RESEAL = 'the CLI command `data-dir reseal-webhook-secrets --yes`';
+
+/**
+ * Creates DATA_DIR with mode 0700 when missing (an existing directory keeps its mode), and takes
+ * group and other access away from the service's files in it that this user owns (older versions
+ * made them 0644). New SQLite files are created 0600 (createPrivately).
+ */
+export function prepareDataDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const uid = process.getuid?.();
+  for (const name of PRIVATE_FILES) {
+    const file = path.join(dir, name);
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (stat && stat.uid === uid && (stat.mode & 0o077) !== 0) fs.chmodSync(file, stat.mode & 0o700);
+  }
+}
+
+export interface EmbeddedFiles {
+  /** service.db, open, when READ_STORE=embedded. */
+  service?: Database.Database;
+}
+
+/**
+ * Checks and opens the embedded files before the event store opens events.db (which creates it):
+ * service.db when READ_STORE=embedded (returned open), events.db when EVENT_STORE=embedded
+ * (checked, then closed). `integrity`: quick_check each file (the server; the CLI skips the scan).
+ * Throws Refusal.
+ */
+export function openEmbeddedFiles(config: Config, options: { integrity: boolean }): EmbeddedFiles {
+  const dir = config.dataDir;
+  const serviceFile = path.join(dir, SERVICE_FILE);
+  const eventsFile = path.join(dir, EVENTS_FILE);
+  const withService = config.READ_STORE === 'embedded';
+  const withEvents = config.EVENT_STORE === 'embedded';
+  const identity = withService && withEvents;
+  let checked = false;
+
+  // A lost service.db beside a log that has lived: refused before service.db is created again.
+  if (identity && isEmpty(serviceFile) && !isEmpty(eventsFile)) {
+    withDb(openLog(eventsFile), (log) => {
+      if (options.integrity) quickCheck(log, eventsFile);
+      checked = options.integrity;
+      const id = readId(log);
+      // Re-checked: a process making this directory at this moment has created service.db before the log's id.
+      if ((id !== null || hasRows(log, 'events')) && isEmpty(serviceFile)) throw serviceLost(serviceFile, id);
+    });
+  }
+
+  const service = withService ? opened(serviceFile, () => openSqlite(serviceFile, config.SQLITE_SYNCHRONOUS)) : undefined;
+  try {
+    if (service && options.integrity) quickCheck(service, serviceFile);
+    if (!withEvents) return { ...(service ? { service } : {}) };
+    if (!identity) {
+      if (options.integrity) withDb(openLog(eventsFile), (log) => quickCheck(log, eventsFile));
+      return { ...(service ? { service } : {}) };
+    }
+    service!.exec(IDENTITY_TABLE);
+    const serviceId = readId(service!);
+    const lived = [
+      ...(serviceId ? [`service.db belongs to data directory ${serviceId}`] : []),
+      ...(hasRows(service!, 'partners') || hasRows(service!, 'webhook_endpoints') ? ['service.db has partners or webhook endpoints'] : []),
+      ...(fs.existsSync(path.join(dir, KEY_FILE_NAME)) ? [`${KEY_FILE_NAME} exists`] : []),
+    ];
+    // After service.db and the key file (see the ordering above).
+    if (isEmpty(eventsFile) && lived.length > 0) throw logLost(eventsFile, lived);
+
+    withDb(openLog(eventsFile), (log) => {
+      if (options.integrity && !checked) quickCheck(log, eventsFile);
+      log.exec(IDENTITY_TABLE);
+      let logId = readId(log);
+      if (logId === null) {
+        if (serviceId !== null) throw logForeign(eventsFile, serviceId);
+        logId = claimId(log, randomUUID());
+      }
+      const claimed = serviceId ?? claimId(service!, logId);
+      if (claimed !== logId) throw mismatch(eventsFile, logId, claimed);
+    });
+    return { service: service! };
+  } catch (err) {
+    service?.close();
+    throw err;
+  }
+}
+
+/**
+ * `data-dir adopt`: makes events.db and service.db, as they are, one data directory (the log's id,
+ * or a new one), after the operator has accepted what a refusal said was lost. Returns the id.
+ */
+export function adoptDataDir(config: Config): string {
+  prepareDataDir(config.dataDir);
+  const service = opened(path.join(config.dataDir, SERVICE_FILE), () => openSqlite(path.join(config.dataDir, SERVICE_FILE), config.SQLITE_SYNCHRONOUS));
+  try {
+    return withDb(openLog(path.join(config.dataDir, EVENTS_FILE)), (log) => {
+      log.exec(IDENTITY_TABLE);
+      service.exec(IDENTITY_TABLE);
+      const id = claimId(log, randomUUID());
+      service.prepare('INSERT OR REPLACE INTO data_directory (slot, id, created_at) VALUES (1, ?, ?)').run(id, new Date().toISOString());
+      return id;
+    });
+  } finally {
+    service.close();
+  }
+}
+
+/**
+ * The configured key (WEBHOOK_SECRETS_KEY or the key file) must open the stored signing secrets;
+ * otherwise a new key file would be made, or the wrong key used, and every delivery would wait
+ * forever on a secret nobody can open. `sealed`: one stored secret (the newest), null when none.
+ */
+export function checkWebhookKey(config: Config, sealed: string | null): void {
+  if (sealed === null) return;
+  const keyFile = path.join(config.dataDir, KEY_FILE_NAME);
+  let key: Buffer | null;
+  try {
+    key = config.WEBHOOK_SECRETS_KEY ? parseKeyFromConfig(config.WEBHOOK_SECRETS_KEY) : readKeyFile(config.dataDir);
+  } catch (err) {
+    if (err instanceof SecretBoxError) throw new Refusal(err.message);
+    throw err;
+  }
+  if (key === null) {
+    throw new Refusal(
+      `${keyFile} is missing, but webhook endpoints hold signing secrets sealed with it (a new key would open none of them). ` +
+        `Restore ${KEY_FILE_NAME} from a backup of DATA_DIR, or set WEBHOOK_SECRETS_KEY to that key; if it is lost for good, run ${RESEAL} to give every endpoint a new secret.`,
+    );
+  }
+  try {
+    decryptSecret(sealed, key);
+  } catch (err) {
+    if (!(err instanceof SecretBoxError)) throw err;
+    const source = config.WEBHOOK_SECRETS_KEY ? 'WEBHOOK_SECRETS_KEY' : keyFile;
+    const fix = config.WEBHOOK_SECRETS_KEY ? 'Set WEBHOOK_SECRETS_KEY to the key they were sealed with' : `Restore ${KEY_FILE_NAME} from a backup of DATA_DIR`;
+    throw new Refusal(`${source} does not open the stored webhook signing secrets: they were sealed with another key. ${fix}; if that key is lost for good, run ${RESEAL} to give every endpoint a new secret.`);
+  }
+}
+
+// The stores' own tables and collections (src/adapters/*/webhook-endpoint-store.ts).
+const ENDPOINTS = 'webhook_endpoints';
+
+/** The newest stored signing secret, sealed; null when no endpoint has one. */
+export async function newestSealedSecret(from: { sqlite?: Database.Database; mongo?: Db }): Promise<string | null> {
+  if (from.mongo) {
+    const doc = await from.mongo.collection<{ secret_box: string }>(ENDPOINTS).findOne({}, { projection: { secret_box: 1 }, sort: { updated_at: -1 } });
+    return doc?.secret_box ?? null;
+  }
+  if (!from.sqlite || !hasTable(from.sqlite, ENDPOINTS)) return null;
+  const row = from.sqlite.prepare<[], { secret_box: string }>(`SELECT secret_box FROM ${ENDPOINTS} ORDER BY updated_at DESC LIMIT 1`).get();
+  return row?.secret_box ?? null;
+}
+
+/**
+ * `data-dir reseal-webhook-secrets`: after the key is lost for good, every endpoint gets a new
+ * signing secret sealed with `key` (the previous one is dropped: nobody can open it). Partners see
+ * a new secret only through rotate-secret; until then their verification fails. Returns how many.
+ */
+export async function resealWebhookSecrets(from: { sqlite?: Database.Database; mongo?: Db }, key: Buffer, now: Date): Promise<number> {
+  const fresh = () => {
+    const secret = newSigningSecret();
+    return { secret_box: encryptSecret(secret, key), secret_hint: secret.slice(-4), previous_secret_box: null, previous_secret_expires_at: null, updated_at: now.toISOString() };
+  };
+  if (from.mongo) {
+    const endpoints = from.mongo.collection<{ _id: string; version: number }>(ENDPOINTS);
+    let count = 0;
+    for await (const doc of endpoints.find({}, { projection: { _id: 1 } })) {
+      await endpoints.updateOne({ _id: doc._id }, { $set: fresh(), $inc: { version: 1 } });
+      count++;
+    }
+    return count;
+  }
+  const db = from.sqlite;
+  if (!db || !hasTable(db, ENDPOINTS)) return 0;
+  const update = db.prepare(
+    `UPDATE ${ENDPOINTS} SET secret_box = @secret_box, secret_hint = @secret_hint, previous_secret_box = @previous_secret_box,
+       previous_secret_expires_at = @previous_secret_expires_at, updated_at = @updated_at, version = version + 1
+     WHERE partner_id = @partner_id AND environment = @environment`,
+  );
+  const rows = db.prepare<[], { partner_id: string; environment: string }>(`SELECT partner_id, environment FROM ${ENDPOINTS}`).all();
+  db.transaction(() => rows.forEach((r) => update.run({ ...r, ...fresh() })))();
+  return rows.length;
+}
+
+function logLost(file: string, lived: string[]): Refusal {
+  return new Refusal(
+    `${file} is missing or empty, but this data directory has been in use (${lived.join('; ')}): starting would serve no orders and forget ` +
+      `every idempotency key. Restore events.db (with events.db-wal) from a backup of DATA_DIR; if the event log is lost for good, run ${ADOPT} to start over with an empty log.`,
+  );
+}
+
+function logForeign(file: string, serviceId: string): Refusal {
+  return new Refusal(
+    `${file} is not this data directory's event log: service.db belongs to data directory ${serviceId} and the log carries no id ` +
+      `(another directory's log, or a backup older than the id). Put this directory's events.db back from a backup of DATA_DIR; to keep this log instead, run ${ADOPT}.`,
+  );
+}
+
+function mismatch(file: string, logId: string, serviceId: string): Refusal {
+  return new Refusal(
+    `${file} belongs to data directory ${logId} but service.db to ${serviceId}: the two files come from different directories. ` +
+      `Put back the matching file from a backup of DATA_DIR; to make these two files one directory, run ${ADOPT}.`,
+  );
+}
+
+function serviceLost(file: string, logId: string | null): Refusal {
+  return new Refusal(
+    `${file} is missing or empty, but events.db holds the event log of ${logId ? `data directory ${logId}` : 'this directory'}: starting would serve ` +
+      `no partners, keys, catalog or webhook endpoints. Restore service.db (with service.db-wal) from a backup of DATA_DIR; to keep the log with an empty service.db, run ${ADOPT}.`,
+  );
+}
+
+function corrupted(file: string, detail: string): Refusal {
+  // quick_check reports on several lines; a refusal is one.
+  const what = detail.replace(/\s*\n\s*/g, ' ');
+  return new Refusal(
+    `${file} is damaged (SQLite: ${what}). Stop every process using DATA_DIR and restore ${path.basename(file)} (with its -wal file) from a backup of DATA_DIR.`,
+  );
+}
+
+const isCorruption = (err: unknown) => {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB'));
+};
+
+/** Runs `open`, naming the file when SQLite finds it is no database or a damaged one. */
+function opened<T>(file: string, open: () => T): T {
+  try {
+    return open();
+  } catch (err) {
+    if (isCorruption(err)) throw corrupted(file, (err as Error).message);
+    throw err;
+  }
+}
+
+/**
+ * PRAGMA quick_check: every page and b-tree of the file, without matching indexes to their tables.
+ * About 0.1 s for a log of 100,000 events (44 MB) in the page cache; the rebuild of the read models that
+ * follows reads the whole log anyway.
+ */
+function quickCheck(db: Database.Database, file: string): void {
+  let result: unknown;
+  try {
+    result = db.pragma('quick_check(1)', { simple: true });
+  } catch (err) {
+    if (isCorruption(err)) throw corrupted(file, (err as Error).message);
+    throw err;
+  }
+  if (result !== 'ok') throw corrupted(file, String(result));
+}
+
+/** A connection to events.db for these checks (created 0600 when missing, like the event store's). */
+function openLog(file: string): Database.Database {
+  return opened(file, () => {
+    createPrivately(file);
+    const db = new Database(file, { timeout: LOCK_WAIT_MS });
+    try {
+      useWal(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return db;
+  });
+}
+
+function withDb<T>(db: Database.Database, fn: (db: Database.Database) => T): T {
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** Missing, or no bytes at all (`truncate -s 0`): SQLite would take it for a new database. */
+function isEmpty(file: string): boolean {
+  return (fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0) === 0;
+}
+
+function hasTable(db: Database.Database, table: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+}
+
+function hasRows(db: Database.Database, table: string): boolean {
+  return hasTable(db, table) && db.prepare(`SELECT 1 FROM ${table} LIMIT 1`).get() !== undefined;
+}
+
+function readId(db: Database.Database): string | null {
+  if (!hasTable(db, 'data_directory')) return null;
+  return (db.prepare('SELECT id FROM data_directory WHERE slot = 1').pluck().get() as string | undefined) ?? null;
+}
+
+/** Stores `id` unless the file has one already; the stored id (a concurrent first start may have won). */
+function claimId(db: Database.Database, id: string): string {
+  db.prepare('INSERT OR IGNORE INTO data_directory (slot, id, created_at) VALUES (1, ?, ?)').run(id, new Date().toISOString());
+  return readId(db)!;
+}

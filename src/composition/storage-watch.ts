@@ -1,0 +1,62 @@
+import { StorageUnavailableError, type EventStore } from '../ports/event-store.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+
+/** Where readiness probes the event store while its writes fail; the stream keeps only its newest event. */
+export const STORAGE_PROBE_STREAM = 'storage-probe';
+
+export interface StorageWatch {
+  /** The event store, with every write's storage failure (and the next success) noted. */
+  events: EventStore;
+  /**
+   * Resolves while writes work. After a write failed with StorageUnavailableError, makes one small
+   * write itself (StorageProbed) and rejects with its error until one succeeds: a replica a balancer
+   * stopped sending requests to still finds out when space has come back.
+   */
+  check(): Promise<void>;
+}
+
+export function watchStorage(store: EventStore, deps: { clock: Clock; logger: Logger }): StorageWatch {
+  let failure: StorageUnavailableError | null = null;
+  const noted = async <T>(write: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await write();
+      if (failure) deps.logger.info({ after: failure.message }, 'event store writes work again');
+      failure = null;
+      return result;
+    } catch (err) {
+      if (err instanceof StorageUnavailableError && !failure) deps.logger.error({ err }, 'event store writes fail: storage unavailable');
+      if (err instanceof StorageUnavailableError) failure = err;
+      throw err;
+    }
+  };
+  const append: EventStore['append'] = (streamId, events, options) => noted(() => store.append(streamId, events, options));
+  const setStreamMaxCount: EventStore['setStreamMaxCount'] = (streamId, maxCount) => noted(() => store.setStreamMaxCount(streamId, maxCount));
+  const bound = new Map<PropertyKey, unknown>();
+  const events = new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'append') return append;
+      if (prop === 'setStreamMaxCount') return setStreamMaxCount;
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      if (!bound.has(prop)) bound.set(prop, (value as (...args: unknown[]) => unknown).bind(target));
+      return bound.get(prop);
+    },
+  });
+
+  let probing: Promise<void> | undefined;
+  const probe = async (): Promise<void> => {
+    const at = deps.clock.now().toISOString();
+    await append(STORAGE_PROBE_STREAM, [{ type: 'StorageProbed', data: { at }, metadata: { actor: 'system', schema_version: 1, occurred_at: at } }], { expectedRevision: 'any' });
+    await setStreamMaxCount(STORAGE_PROBE_STREAM, 1);
+  };
+  return {
+    events,
+    check: async () => {
+      if (!failure) return;
+      // One probe at a time, however many readiness checks arrive.
+      probing ??= probe().finally(() => (probing = undefined));
+      await probing;
+    },
+  };
+}

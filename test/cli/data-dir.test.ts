@@ -1,0 +1,309 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { tempDataDir } from '../support/service.js';
+import { ensureBuilt, MAIN, runCli, startChildService, type ChildService } from '../support/child-service.js';
+import { newKey, orderBody } from '../support/orders.js';
+import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
+import { MongoClient } from 'mongodb';
+
+// DATA_DIR at start: a directory that has lived (partners, orders, a webhook endpoint) must never
+// start as new when its event log, service.db or webhook key is lost, foreign or damaged: the
+// service and the CLI refuse with one line saying what is wrong and what to do. A new directory
+// starts with no ceremony, and everything in it is readable by its owner only.
+
+const ORDERS = 40;
+const ENV = { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' };
+const roots: string[] = [];
+let lived: string; // never started on by a test: each test works on a copy
+let sandboxKey: string;
+const orderIds: string[] = [];
+const firstKey = newKey();
+let modesWhileRunning: Record<string, number> = {};
+
+const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
+const root = () => {
+  const dir = tempDataDir();
+  roots.push(dir);
+  return dir;
+};
+const copyOfLived = () => {
+  const dir = path.join(root(), 'data');
+  fs.cpSync(lived, dir, { recursive: true });
+  return dir;
+};
+
+/** A start that must not listen: it has to end by itself (a refusal), well before the timeout. */
+function startRefused(dataDir: string, env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [MAIN], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...ENV, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: r.status, lines: r.stderr.trim().split('\n') };
+}
+
+async function stop(service: ChildService): Promise<void> {
+  service.child.kill('SIGTERM');
+  expect(await service.exited).toBe(0);
+}
+
+const api = (service: ChildService, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${service.url}${url}`, {
+    method,
+    headers: { Authorization: `Bearer ${sandboxKey}`, 'Content-Type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+beforeAll(async () => {
+  ensureBuilt();
+  lived = path.join(root(), 'data'); // missing: made by the first command
+  const created = runCli(lived, ['partners', 'create', '--name', 'Data Dir', '--json']);
+  expect(created.code, created.stderr).toBe(0);
+  sandboxKey = (JSON.parse(created.stdout) as { sandbox_key: string }).sandbox_key;
+  const service = await startChildService(lived, ENV);
+  try {
+    const endpoint = await api(service, 'PUT', '/v1/webhooks/endpoint', { url: 'http://127.0.0.1:9999/hooks' });
+    expect(endpoint.status).toBe(201);
+    for (let i = 0; i < ORDERS; i++) {
+      const placed = await api(service, 'POST', '/v1/orders', orderBody({ reference: `dir-${i}` }), { 'Idempotency-Key': i === 0 ? firstKey : newKey() });
+      expect(placed.status).toBe(201);
+      orderIds.push(((await placed.json()) as { data: { id: string } }).data.id);
+    }
+    modesWhileRunning = Object.fromEntries(fs.readdirSync(lived).map((f) => [f, modeOf(path.join(lived, f))]));
+  } finally {
+    await stop(service);
+  }
+}, 180_000);
+afterAll(() => {
+  for (const dir of roots) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the event log is lost', () => {
+  it('when events.db is emptied or removed, then the service and the CLI refuse with one line and create nothing; restored from backup, the orders are back', async () => {
+    const dir = copyOfLived();
+    const events = path.join(dir, 'events.db');
+    fs.truncateSync(events, 0);
+    const emptied = startRefused(dir);
+    expect(emptied.status).toBe(1);
+    expect(emptied.lines).toHaveLength(1);
+    expect(emptied.lines[0]).toMatch(/^Failed to start: .*events\.db is missing or empty, but this data directory has been in use .*Restore events\.db .*from a backup/);
+    const cli = runCli(dir, ['partners', 'list']);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr.trim().split('\n')).toEqual([`error: ${emptied.lines[0]!.replace(/^Failed to start: /, '')}`]);
+    expect(fs.statSync(events).size).toBe(0);
+
+    for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('events.db'))) fs.rmSync(path.join(dir, f));
+    const removed = startRefused(dir);
+    expect(removed.status).toBe(1);
+    expect(removed.lines).toEqual([emptied.lines[0]]);
+    expect(fs.existsSync(events)).toBe(false);
+
+    fs.copyFileSync(path.join(lived, 'events.db'), events); // the backup
+    const service = await startChildService(dir, ENV);
+    try {
+      expect((await api(service, 'GET', `/v1/orders/${orderIds[0]}`)).status).toBe(200);
+      // The idempotency claims came back with the log: a retry of the first order is no new order.
+      const retried = await api(service, 'POST', '/v1/orders', orderBody({ reference: 'dir-0' }), { 'Idempotency-Key': firstKey });
+      expect(retried.status).toBe(200);
+      expect(((await retried.json()) as { data: { id: string } }).data.id).toBe(orderIds[0]);
+    } finally {
+      await stop(service);
+    }
+  });
+
+  it('when events.db comes from another directory, then the start is refused; after data-dir adopt --yes the directory starts on that log', async () => {
+    const dir = copyOfLived();
+    const other = path.join(root(), 'other');
+    expect(runCli(other, ['partners', 'list']).code).toBe(0); // a directory of its own, with its own id
+    fs.copyFileSync(path.join(other, 'events.db'), path.join(dir, 'events.db'));
+    const refused = startRefused(dir);
+    expect(refused.status).toBe(1);
+    expect(refused.lines).toHaveLength(1);
+    expect(refused.lines[0]).toMatch(/events\.db belongs to data directory [0-9a-f-]{36} but service\.db to [0-9a-f-]{36}: .*data-dir adopt --yes/);
+
+    expect(runCli(dir, ['data-dir', 'adopt']).code).toBe(1); // not without --yes
+    const adopted = runCli(dir, ['data-dir', 'adopt', '--yes']);
+    expect(adopted.code, adopted.stderr).toBe(0);
+    const service = await startChildService(dir, ENV);
+    try {
+      expect((await api(service, 'GET', `/v1/orders/${orderIds[0]}`)).status).toBe(404); // the other log has no orders
+      expect((await api(service, 'GET', '/v1/ping')).status).toBe(200); // the partners stayed
+    } finally {
+      await stop(service);
+    }
+  });
+
+  it('when service.db is removed beside a log that has lived, then the start is refused and service.db is not made again', () => {
+    const dir = copyOfLived();
+    for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('service.db'))) fs.rmSync(path.join(dir, f));
+    const refused = startRefused(dir);
+    expect(refused.status).toBe(1);
+    expect(refused.lines).toHaveLength(1);
+    expect(refused.lines[0]).toMatch(/service\.db is missing or empty, but events\.db holds the event log of data directory .*Restore service\.db/);
+    expect(fs.existsSync(path.join(dir, 'service.db'))).toBe(false);
+  });
+
+  it('when a directory from before the id starts, then it gets one; if its log is gone, it is refused all the same', async () => {
+    const dir = copyOfLived();
+    for (const f of ['events.db', 'service.db']) {
+      const db = new Database(path.join(dir, f));
+      db.exec('DROP TABLE data_directory');
+      db.close();
+    }
+    const legacy = copyOfLived();
+    fs.copyFileSync(path.join(dir, 'service.db'), path.join(legacy, 'service.db'));
+    fs.truncateSync(path.join(legacy, 'events.db'), 0);
+
+    const service = await startChildService(dir, ENV);
+    try {
+      expect((await api(service, 'GET', `/v1/orders/${orderIds[1]}`)).status).toBe(200);
+    } finally {
+      await stop(service);
+    }
+    const ids = ['events.db', 'service.db'].map((f) => {
+      const db = new Database(path.join(dir, f), { readonly: true });
+      const id = db.prepare('SELECT id FROM data_directory').pluck().get();
+      db.close();
+      return id;
+    });
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ids[1]).toBe(ids[0]);
+
+    const refused = startRefused(legacy);
+    expect(refused.status).toBe(1);
+    expect(refused.lines[0]).toMatch(/events\.db is missing or empty, but this data directory has been in use \(service\.db has partners or webhook endpoints; webhook-secrets\.key exists\)/);
+  });
+});
+
+describe('the webhook secrets key', () => {
+  it('when the key file is missing or another key, or WEBHOOK_SECRETS_KEY opens no stored secret, then the start is refused and no key is made', async () => {
+    const dir = copyOfLived();
+    const keyFile = path.join(dir, 'webhook-secrets.key');
+    const key = fs.readFileSync(keyFile);
+    fs.rmSync(keyFile);
+    const missing = startRefused(dir);
+    expect(missing.status).toBe(1);
+    expect(missing.lines).toHaveLength(1);
+    expect(missing.lines[0]).toMatch(/webhook-secrets\.key is missing, but webhook endpoints hold signing secrets sealed with it.*Restore webhook-secrets\.key from a backup/);
+    expect(fs.existsSync(keyFile)).toBe(false);
+    expect(runCli(dir, ['partners', 'list']).code).toBe(1);
+
+    fs.writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+    const wrong = startRefused(dir);
+    expect(wrong.status).toBe(1);
+    expect(wrong.lines[0]).toMatch(/webhook-secrets\.key does not open the stored webhook signing secrets/);
+
+    fs.writeFileSync(keyFile, key);
+    const wrongEnv = startRefused(dir, { WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64') });
+    expect(wrongEnv.status).toBe(1);
+    expect(wrongEnv.lines).toEqual([
+      expect.stringMatching(/^Failed to start: WEBHOOK_SECRETS_KEY does not open the stored webhook signing secrets: .*Set WEBHOOK_SECRETS_KEY to the key they were sealed with/),
+    ]);
+
+    const service = await startChildService(dir, ENV); // the right key again
+    await stop(service);
+  });
+
+  it('when the key is lost for good, then data-dir reseal-webhook-secrets --yes gives the endpoint a new secret and the service starts', async () => {
+    const dir = copyOfLived();
+    fs.rmSync(path.join(dir, 'webhook-secrets.key'));
+    expect(runCli(dir, ['data-dir', 'reseal-webhook-secrets']).code).toBe(1); // not without --yes
+    const resealed = runCli(dir, ['data-dir', 'reseal-webhook-secrets', '--yes']);
+    expect(resealed.code, resealed.stderr).toBe(0);
+    expect(resealed.stdout).toContain('resealed 1 webhook endpoint(s)');
+    const service = await startChildService(dir, ENV);
+    try {
+      const rotated = await api(service, 'POST', '/v1/webhooks/endpoint/rotate-secret');
+      expect(rotated.status).toBe(200);
+    } finally {
+      await stop(service);
+    }
+  });
+});
+
+const mongoUrl = requireMongoUrl('webhook secrets key check on MongoDB');
+describe.skipIf(!mongoUrl)('the webhook secrets key, on MongoDB', () => {
+  it('when WEBHOOK_SECRETS_KEY is another key than the one that sealed the secrets, then the start is refused; resealed with it, the service starts', async () => {
+    const dbName = uniqueDbName('secrets_key');
+    const keyA = randomBytes(32).toString('base64');
+    const keyB = randomBytes(32).toString('base64');
+    const env = { ...ENV, READ_STORE: 'mongodb', MONGODB_URL: mongoUrl!, MONGODB_DB: dbName, SQLITE_SYNCHRONOUS: 'NORMAL' };
+    const dir = path.join(root(), 'data');
+    try {
+      const created = runCli(dir, ['partners', 'create', '--name', 'Mongo', '--json'], { ...env, WEBHOOK_SECRETS_KEY: keyA });
+      expect(created.code, created.stderr).toBe(0);
+      const auth = { Authorization: `Bearer ${(JSON.parse(created.stdout) as { sandbox_key: string }).sandbox_key}` };
+      const first = await startChildService(dir, { ...env, WEBHOOK_SECRETS_KEY: keyA });
+      try {
+        expect((await api(first, 'PUT', '/v1/webhooks/endpoint', { url: 'http://127.0.0.1:9999/hooks' }, auth)).status).toBe(201);
+      } finally {
+        await stop(first);
+      }
+      const refused = startRefused(dir, { ...env, WEBHOOK_SECRETS_KEY: keyB });
+      expect(refused.status).toBe(1);
+      expect(refused.lines).toEqual([expect.stringMatching(/^Failed to start: WEBHOOK_SECRETS_KEY does not open the stored webhook signing secrets/)]);
+      const resealed = runCli(dir, ['data-dir', 'reseal-webhook-secrets', '--yes'], { ...env, WEBHOOK_SECRETS_KEY: keyB });
+      expect(resealed.stdout).toContain('resealed 1 webhook endpoint(s)');
+      const second = await startChildService(dir, { ...env, WEBHOOK_SECRETS_KEY: keyB });
+      try {
+        expect((await api(second, 'POST', '/v1/webhooks/endpoint/rotate-secret', undefined, auth)).status).toBe(200);
+      } finally {
+        await stop(second);
+      }
+    } finally {
+      const client = await new MongoClient(mongoUrl!).connect();
+      await client.db(dbName).dropDatabase().catch(() => undefined);
+      await client.close();
+    }
+  });
+});
+
+describe('a damaged event log', () => {
+  it('when a page in the middle of events.db is overwritten, then the start ends at once with one line naming the file and the backup', () => {
+    const dir = copyOfLived();
+    const file = path.join(dir, 'events.db');
+    const db = new Database(file);
+    db.pragma('wal_checkpoint(TRUNCATE)'); // every page in the file itself
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    const bytes = fs.readFileSync(file);
+    const eventPages: number[] = [];
+    for (let p = 1; p < bytes.length / pageSize; p++) {
+      const page = bytes.subarray(p * pageSize, (p + 1) * pageSize);
+      if (page[0] === 0x0d && page.includes('OrderPlaced')) eventPages.push(p); // a leaf of the events table
+    }
+    expect(eventPages.length).toBeGreaterThan(2);
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, randomBytes(pageSize), 0, pageSize, eventPages[Math.floor(eventPages.length / 2)]! * pageSize);
+    fs.closeSync(fd);
+
+    const started = Date.now();
+    const refused = startRefused(dir);
+    expect(refused.status).toBe(1);
+    expect(refused.lines).toHaveLength(1);
+    expect(refused.lines[0]).toMatch(/^Failed to start: .*events\.db is damaged \(SQLite: .*\)\. Stop every process using DATA_DIR and restore events\.db .*from a backup/);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
+
+describe('permissions', () => {
+  it('when a directory is made, then it is 0700 and every file in it 0600, -wal and -shm included', () => {
+    expect(modeOf(lived)).toBe(0o700);
+    expect(Object.keys(modesWhileRunning)).toEqual(expect.arrayContaining(['events.db', 'events.db-wal', 'events.db-shm', 'service.db', 'webhook-secrets.key']));
+    for (const [file, mode] of Object.entries(modesWhileRunning)) expect([file, mode.toString(8)]).toEqual([file, '600']);
+  });
+
+  it('when files of an existing directory are readable by others, then a start takes that away', async () => {
+    const dir = copyOfLived();
+    fs.chmodSync(dir, 0o755);
+    for (const f of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, f), 0o644);
+    const service = await startChildService(dir, ENV);
+    await stop(service);
+    for (const f of fs.readdirSync(dir)) expect([f, modeOf(path.join(dir, f)).toString(8)]).toEqual([f, '600']);
+    expect(modeOf(dir)).toBe(0o755); // an existing directory keeps its mode
+  });
+});

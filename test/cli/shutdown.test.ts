@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLOSE_BOUND_MS } from '../../src/composition/shutdown.js';
+import { ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
+import { tempDataDir } from '../support/service.js';
+
+// SIGTERM has a hard deadline: the grace period for in-flight requests plus a bound on closing the
+// rest. A step that still runs then cannot keep the process alive, and a second signal ends it at
+// once. The stuck step here is real: a client of the metrics port that never finishes its request
+// holds that server's close (Node waits for a request in progress) long past both.
+
+const GRACE_MS = 300;
+let dataDir: string;
+let service: ChildService | undefined;
+let stuck: net.Socket | undefined;
+
+beforeAll(() => ensureBuilt());
+afterEach(async () => {
+  stuck?.destroy();
+  if (service && service.child.exitCode === null && service.child.signalCode === null) {
+    service.child.kill('SIGKILL');
+    await service.exited;
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A service whose metrics port has a request that never ends (its headers are never finished). */
+async function startWithStuckScrape(): Promise<ChildService> {
+  dataDir = tempDataDir();
+  service = await startChildService(dataDir, { METRICS_PORT: '0', SHUTDOWN_GRACE_MS: String(GRACE_MS) });
+  const port = Number(/metrics on http:\/\/localhost:(\d+)/.exec(service.output())![1]);
+  stuck = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => stuck!.once('connect', resolve).once('error', reject));
+  stuck.write('GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+  return service;
+}
+
+async function waitForOutput(s: ChildService, pattern: RegExp, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(s.output())) {
+    if (Date.now() > deadline) throw new Error(`no ${pattern} in the output:\n${s.output().slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Every line the process wrote is a JSON log line (no plain text on stdout or stderr). */
+function expectJsonLines(output: string): Array<Record<string, unknown>> {
+  return output
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      expect(() => JSON.parse(l), l).not.toThrow();
+      return JSON.parse(l) as Record<string, unknown>;
+    });
+}
+
+describe('shutdown deadline (real process)', () => {
+  it('when a step is still running after the grace period and the close bound, then the process exits 1 then', async () => {
+    const s = await startWithStuckScrape();
+    const started = Date.now();
+    s.child.kill('SIGTERM');
+    const code = await s.exited;
+    const took = Date.now() - started;
+    expect(code).toBe(1);
+    expect(took).toBeGreaterThanOrEqual(GRACE_MS + CLOSE_BOUND_MS - 200);
+    expect(took).toBeLessThan(GRACE_MS + CLOSE_BOUND_MS + 10_000);
+    const lines = expectJsonLines(s.output());
+    expect(lines.find((l) => l.msg === 'shutdown did not finish in time: exiting')).toMatchObject({ level: 50, signal: 'SIGTERM' });
+    expect(lines.some((l) => l.msg === 'stopped cleanly')).toBe(false);
+  }, 60_000);
+
+  it('when a second SIGTERM arrives while shutting down, then the process exits 1 at once', async () => {
+    const s = await startWithStuckScrape();
+    s.child.kill('SIGTERM');
+    await waitForOutput(s, /draining in-flight requests/);
+    const started = Date.now();
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const lines = expectJsonLines(s.output());
+    expect(lines.find((l) => l.msg === 'second signal while shutting down: exiting at once')).toMatchObject({ level: 50, signal: 'SIGTERM' });
+  }, 60_000);
+
+  it('when nothing is stuck, then SIGTERM still exits 0 well before the deadline', async () => {
+    dataDir = tempDataDir();
+    service = await startChildService(dataDir, { METRICS_PORT: '0', SHUTDOWN_GRACE_MS: String(GRACE_MS) });
+    const started = Date.now();
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(GRACE_MS + CLOSE_BOUND_MS);
+    expect(expectJsonLines(service.output()).some((l) => l.msg === 'stopped cleanly')).toBe(true);
+  }, 60_000);
+});

@@ -1,0 +1,225 @@
+import fs from 'node:fs';
+import type http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createHttpServer, DEFAULT_HTTP_LIMITS } from '../../src/http/http-server.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
+import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
+
+// The Node HTTP server around the app: what its parser refuses is answered in the API's envelope,
+// and clients that send slowly, or hold many connections, are cut off within configured limits.
+
+type Line = Record<string, unknown>;
+const lines: Line[] = [];
+const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(JSON.parse(String(chunk)) as Line), cb()) });
+
+// Short limits so that slow clients are cut off within the test's time; the defaults are checked apart.
+const LIMITS = { headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxConnections: 4 };
+
+let t: TestService;
+let p: TestPartner;
+let server: http.Server;
+let port: number;
+
+beforeAll(async () => {
+  t = await startTestService();
+  p = await t.partner({ rateLimitPerMin: 100_000 });
+  server = createHttpServer(t.service.app.express, { logger: createLogger({ level: 'info', destination: sink }), limits: LIMITS });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await t.close();
+});
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: { error?: { code: string; message: string; request_id: string } };
+  /** Milliseconds from the connection to the server closing it. */
+  closedAfterMs: number;
+}
+
+/**
+ * Writes `chunks` on a new connection (`everyMs` apart when given, for as long as the connection is
+ * open: a trickling client) and resolves with the one answer once the server has closed it.
+ */
+function rawRequest(chunks: Array<string | Buffer>, options: { everyMs?: number; to?: number } = {}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket = net.connect(options.to ?? port, '127.0.0.1');
+    const received: Buffer[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('connect', () => {
+      if (options.everyMs === undefined) {
+        for (const c of chunks) socket.write(c);
+        return;
+      }
+      let i = 0;
+      const next = () => {
+        if (socket.destroyed || socket.writableEnded) return;
+        socket.write(chunks[Math.min(i++, chunks.length - 1)]!);
+        timer = setTimeout(next, options.everyMs);
+      };
+      next();
+    });
+    socket.on('data', (d) => received.push(d));
+    socket.on('error', () => undefined); // a reset after the answer is the server's right
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(received).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      if (split < 0) return reject(new Error(`no answer before the connection closed: ${JSON.stringify(text)}`));
+      const [statusLine, ...headerLines] = text.slice(0, split).split('\r\n');
+      const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(text.slice(split + 4) || '{}'), closedAfterMs: performance.now() - started });
+    });
+  });
+}
+
+function expectEnvelope(res: RawAnswer, status: number, code: string): void {
+  expect(res.status, JSON.stringify(res)).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(res.headers.connection).toBe('close');
+  expect(res.headers['x-request-id']).toMatch(/^req_/);
+  expect(res.body.error).toMatchObject({ code, request_id: res.headers['x-request-id'] });
+  expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(res.body)));
+  // One log line for it, with the same request id.
+  expect(lines.filter((l) => l.request_id === res.headers['x-request-id'])).toEqual([
+    expect.objectContaining({ level: 30, msg: 'request refused', status, error_code: code }),
+  ]);
+}
+
+async function expectStillServing(): Promise<void> {
+  expect((await t.http.get('/v1/ping').set(bearer(p.sandbox))).status).toBe(200);
+}
+
+const auth = () => `Authorization: Bearer ${p.sandbox}\r\n`;
+
+describe("requests Node's parser refuses are answered in the error envelope", () => {
+  it.each([
+    ['a header over the limit', 431, 'headers_too_large', () => `GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
+    ['a NUL in a header', 400, 'validation_error', () => `GET /v1/ping HTTP/1.1\r\nHost: x\r\n${auth()}X-A: a\0b\r\n\r\n`],
+    ['Content-Length and Transfer-Encoding together', 400, 'validation_error', () => `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
+    ['bad chunked encoding', 400, 'validation_error', () => `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
+    ['a request line that is not HTTP', 400, 'validation_error', () => 'HELLO THERE\r\n\r\n'],
+    ['a space before a header colon', 400, 'validation_error', () => `GET /v1/ping HTTP/1.1\r\nHost : x\r\n\r\n`],
+  ])('%s: %i %s with the envelope, X-Request-Id, Connection: close and one log line', async (_label, status, code, request) => {
+    expectEnvelope(await rawRequest([request()]), status, code);
+    await expectStillServing();
+  });
+
+  it('a client that hangs up mid-request does not disturb the server', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.on('connect', resolve));
+    socket.on('error', () => undefined);
+    socket.write('GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-Half: ');
+    socket.resetAndDestroy();
+    await expectStillServing();
+  });
+});
+
+describe('slow clients', () => {
+  it('headers trickled a byte at a time: 408 request_timeout once headersTimeout has passed', async () => {
+    const res = await rawRequest(['GET /v1/ping HTTP/1.1\r\nHost: x\r\n', 'X', '-', 'a', ':', ' ', 'b', 'c', 'd'], { everyMs: 100 });
+    expectEnvelope(res, 408, 'request_timeout');
+    expect(res.closedAfterMs).toBeGreaterThanOrEqual(LIMITS.headersTimeoutMs - 50);
+    // Node checks at an interval (a quarter of the headers timeout here); generous for a busy machine.
+    expect(res.closedAfterMs).toBeLessThan(LIMITS.headersTimeoutMs + 5_000);
+  });
+
+  it('a body trickled a byte at a time: 408 request_timeout once requestTimeout has passed, nothing stored', async () => {
+    const head = `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Idempotency-Key: slow-body-0001\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
+    const before = await t.stores.events.headPosition();
+    const res = await rawRequest([head, '{', '"', 'a', '"', ':', ' '], { everyMs: 100 });
+    expectEnvelope(res, 408, 'request_timeout');
+    expect(res.closedAfterMs).toBeGreaterThanOrEqual(LIMITS.requestTimeoutMs - 50);
+    expect(res.closedAfterMs).toBeLessThan(LIMITS.requestTimeoutMs + 5_000);
+    expect(await t.stores.events.headPosition()).toBe(before);
+    await expectStillServing();
+  });
+
+  it('a connection an idle client opened and never used is closed once headersTimeout has passed', async () => {
+    const started = performance.now();
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('connect', () => socket.write('G'));
+    socket.on('error', () => undefined);
+    socket.resume();
+    await new Promise((resolve) => socket.on('close', resolve));
+    expect(performance.now() - started).toBeLessThan(LIMITS.headersTimeoutMs + 5_000);
+  });
+});
+
+describe('connection cap', () => {
+  const connections = () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+
+  it('connections beyond maxConnections are closed as they arrive; a freed slot serves again', async () => {
+    await expect.poll(connections, { timeout: 10_000 }).toBe(0);
+    const held = await Promise.all(
+      Array.from(
+        { length: LIMITS.maxConnections },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(port, '127.0.0.1', () => resolve(s));
+            s.on('error', () => undefined);
+          }),
+      ),
+    );
+    await expect.poll(connections, { timeout: 10_000 }).toBe(LIMITS.maxConnections);
+    const extra = net.connect(port, '127.0.0.1');
+    let answered = '';
+    extra.on('data', (d) => (answered += d.toString()));
+    extra.on('error', () => undefined);
+    extra.on('connect', () => extra.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+    await new Promise((resolve) => extra.on('close', resolve));
+    expect(answered).toBe('');
+    held.forEach((s) => s.destroy());
+    await expect.poll(connections, { timeout: 10_000 }).toBe(0);
+    const res = await rawRequest(['GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('the limits in production', () => {
+  it('createHttpServer sets headersTimeout, requestTimeout and maxConnections by default', () => {
+    const plain = createHttpServer(t.service.app.express, { logger: createLogger({ level: 'silent', pretty: false }) });
+    expect(plain.headersTimeout).toBe(DEFAULT_HTTP_LIMITS.headersTimeoutMs);
+    expect(plain.requestTimeout).toBe(DEFAULT_HTTP_LIMITS.requestTimeoutMs);
+    expect(plain.maxConnections).toBe(DEFAULT_HTTP_LIMITS.maxConnections);
+    expect(DEFAULT_HTTP_LIMITS).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000 });
+    const config = loadConfig({ DATA_DIR: t.dataDir });
+    expect([config.HTTP_REQUEST_TIMEOUT_MS, config.HTTP_MAX_CONNECTIONS]).toEqual([DEFAULT_HTTP_LIMITS.requestTimeoutMs, DEFAULT_HTTP_LIMITS.maxConnections]);
+  });
+
+  describe('the service process, with HTTP_REQUEST_TIMEOUT_MS=1500', () => {
+    let dataDir: string;
+    let child: ChildService;
+    beforeAll(async () => {
+      ensureBuilt();
+      dataDir = tempDataDir();
+      child = await startChildService(dataDir, { HTTP_REQUEST_TIMEOUT_MS: '1500', HTTP_MAX_CONNECTIONS: '50' });
+    });
+    afterAll(async () => {
+      child.child.kill('SIGTERM');
+      await child.exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('cuts a trickled body off with 408 after about 1.5 s and logs it', async () => {
+      const head = 'POST /v1/ping HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n';
+      const res = await rawRequest([head, '{', ' '], { everyMs: 200, to: child.port });
+      expect(res.status).toBe(408);
+      expect(res.body.error?.code).toBe('request_timeout');
+      expect(res.closedAfterMs).toBeGreaterThanOrEqual(1_450);
+      expect(res.closedAfterMs).toBeLessThan(1_500 + 5_000);
+      const id = res.headers['x-request-id']!;
+      await expect.poll(() => child.output().split('\n').find((l) => l.includes(id)), { timeout: 10_000 }).toMatch(/"msg":"request refused"/);
+    });
+  });
+});
