@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
+import {
+  ApiSpecification,
+  existingOrder,
+  expectError,
+  expectNewEvents,
+  expectResponse,
+  orderEvents as e,
+  orderStream,
+  placedOrder,
+} from '../support/api-spec.js';
+import { waitFor } from '../support/wait.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 let t: TestService;
@@ -13,6 +24,12 @@ beforeAll(async () => {
   p = await t.partner();
 });
 afterAll(() => t.close());
+
+const given = ApiSpecification.for(() => t);
+const now = () => t.clock.now().toISOString();
+const RIDER = { name: 'Ahmed', phone: '+96555512345', vehicle: 'car' };
+/** The events of a cash delivery order from placed to delivered (the 1st, 2nd... step of its path). */
+const DELIVERY_PATH = [e.accepted(), e.preparationStarted(), e.packed(), e.riderAssigned(RIDER), e.pickedUp(), e.delivered()];
 
 async function place(key: string, over: Record<string, unknown> = {}): Promise<string> {
   const res = await t.http.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', newKey()).send(orderBody(over));
@@ -40,22 +57,28 @@ describe('cancel', () => {
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('order_not_cancellable');
 
-    const confirmed = await place(p.sandbox);
-    await advance(confirmed);
-    expect((await t.http.post(`/v1/orders/${confirmed}/cancel`).set(bearer(p.sandbox))).status).toBe(200);
+    const confirmed = placedOrder(p.id, 'sandbox');
+    await given(existingOrder(confirmed, e.accepted('sandbox')))
+      .when((http) => http.post(`/v1/orders/${confirmed.order_id}/cancel`).set(bearer(p.sandbox)))
+      .then([
+        expectResponse(200, { body: { data: { status: 'cancelled', cancellation: { by: 'partner', reason: null } } } }),
+        expectNewEvents(orderStream(confirmed.order_id), [{ type: 'OrderCancelled', data: { by: 'partner', reason: null, at: now() } }]),
+      ]);
   });
 
   it.each([
     ['preparing', 2],
     ['ready', 3],
-    ['out_for_delivery', 4],
-    ['delivered', 5],
-  ])('when the order is %s, then cancel is 409 order_not_cancellable and nothing changes', async (status, steps) => {
-    const id = await place(p.sandbox);
-    for (let i = 0; i < steps; i++) expect((await advance(id)).status).toBe(200);
-    const res = await cancel(id);
-    expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('order_not_cancellable');
+    ['ready', 4], // with a rider
+    ['out_for_delivery', 5],
+    ['delivered', 6],
+  ])('when the order is %s (%i steps along), then cancel is 409 order_not_cancellable and nothing changes', async (status, steps) => {
+    const order = placedOrder(p.id, 'sandbox');
+    const { order_id: id } = order;
+    // No new events: `then` checks the stream is as given.
+    await given(existingOrder(order, ...DELIVERY_PATH.slice(0, steps)))
+      .when(() => cancel(id))
+      .then(expectError(409, { code: 'order_not_cancellable' }));
     expect((await get(id)).body.data.status).toBe(status);
   });
 
@@ -94,9 +117,10 @@ describe('sandbox advance', () => {
   });
 
   it('when the order is cancelled, then advance is 409', async () => {
-    const id = await place(p.sandbox);
-    await cancel(id);
-    expect((await advance(id)).status).toBe(409);
+    const order = placedOrder(p.id, 'sandbox');
+    await given(existingOrder(order, e.cancelled('partner', 'customer changed their mind')))
+      .when(() => advance(order.order_id))
+      .then(expectError(409, { code: 'invalid_transition' }));
   });
 
   it('when a live key advances its own live order, then 403 sandbox_only', async () => {
@@ -182,28 +206,37 @@ describe('live operations (/internal)', () => {
   });
 
   it('when support refunds part and then the rest, then the order goes partially_refunded then refunded', async () => {
-    const id = await place(p.live);
-    for (const action of ['accept', 'start', 'ready']) await ops(id, action);
-    await ops(id, 'assign-rider', { name: 'Ahmed', phone: '+96555512345', vehicle: 'car' });
-    await ops(id, 'pickup');
-    await ops(id, 'deliver');
-    const partial = await ops(id, 'refund', { amount: 1 });
-    expect(partial.status).toBe(200);
-    expect(partial.body.data).toMatchObject({ status: 'partially_refunded', payment: { status: 'partially_refunded', refunded_amount: 1 } });
-    const tooMuch = await ops(id, 'refund', { amount: 100 });
-    expect(tooMuch.status).toBe(422);
-    expect(tooMuch.body.error.code).toBe('invalid_refund');
-    const rest = await ops(id, 'refund');
-    expect(rest.body.data.status).toBe('refunded');
+    const order = placedOrder(p.id, 'live'); // total 2.320 KWD
+    const stream = orderStream(order.order_id);
+    const delivered = existingOrder(order, ...DELIVERY_PATH);
+    const refund = (body: Record<string, unknown>) => () => ops(order.order_id, 'refund', body);
+    await given(delivered)
+      .when(refund({ amount: 1 }))
+      .then([
+        expectResponse(200, { body: { data: { status: 'partially_refunded', payment: { status: 'partially_refunded', refunded_amount: 1 } } } }),
+        expectNewEvents(stream, [{ type: 'OrderRefunded', data: { amount: 1000, refunded_total: 1000, at: now() } }]),
+      ]);
+    // The refund above is the given of the next two.
+    await given()
+      .when(refund({ amount: 100 }))
+      .then([expectError(422, { code: 'invalid_refund' }), expectNewEvents(stream, [])]);
+    const rest = await given()
+      .when(refund({}))
+      .then([
+        expectResponse(200, { body: { data: { status: 'refunded', payment: { status: 'refunded', refunded_amount: 2.32 } } } }),
+        expectNewEvents(stream, [{ type: 'OrderRefunded', data: { amount: 1320, refunded_total: 2320, at: now() } }]),
+      ]);
     expect(rest.body.data.payment.refunded_amount).toBe(rest.body.data.pricing.total);
   });
 
   it('when the restaurant cancels a preparing order, then it is cancelled (the partner could not)', async () => {
-    const id = await place(p.live);
-    await ops(id, 'accept');
-    await ops(id, 'start');
-    const res = await ops(id, 'cancel', { reason: 'out of chicken' });
-    expect(res.body.data).toMatchObject({ status: 'cancelled', cancellation: { by: 'restaurant', reason: 'out of chicken' } });
+    const order = placedOrder(p.id, 'live');
+    await given(existingOrder(order, e.accepted(), e.preparationStarted()))
+      .when(() => ops(order.order_id, 'cancel', { reason: 'out of chicken' }))
+      .then([
+        expectResponse(200, { body: { data: { status: 'cancelled', cancellation: { by: 'restaurant', reason: 'out of chicken' } } } }),
+        expectNewEvents(orderStream(order.order_id), [{ type: 'OrderCancelled', data: { by: 'restaurant', reason: 'out of chicken', at: now() } }]),
+      ]);
   });
 
   it('when the admin token is missing or wrong, then 401; an unknown action is 400', async () => {
@@ -218,12 +251,13 @@ describe('live operations (/internal)', () => {
 describe('auto-accept', () => {
   it('when a store auto-accepts, then a live cash order is placed and then confirmed by itself', async () => {
     const id = await place(p.live, { store_id: 'kw-mutawa-pharmacy', items: [{ item_id: 'panadol-extra-24', quantity: 1 }], delivery_address: undefined, fulfilment: 'pickup' });
-    let status = 'placed';
-    const started = Date.now();
-    while (status === 'placed' && Date.now() - started < 5000) {
-      status = (await get(id, p.live)).body.data.status;
-      if (status === 'placed') await new Promise((r) => setTimeout(r, 20));
-    }
+    const status = await waitFor(
+      async () => {
+        const s = (await get(id, p.live)).body.data.status as string;
+        return s !== 'placed' && s;
+      },
+      { what: 'the order to leave placed' },
+    );
     expect(status).toBe('confirmed');
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
+import { ApiSpecification, existingOrder, expectResponse, orderEvents as e, PICKUP, placedOrder } from '../support/api-spec.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 let t: TestService;
@@ -12,6 +13,8 @@ beforeAll(async () => {
   p = await t.partner();
 });
 afterAll(() => t.close());
+
+const given = ApiSpecification.for(() => t);
 
 async function place(key: string, over: Record<string, unknown> = {}) {
   const res = await t.http.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', newKey()).send(orderBody(over));
@@ -123,14 +126,24 @@ describe('GET /v1/orders/{id}/tracking', () => {
     for (const at of ats) expect(at).toMatch(/Z$/);
   });
 
-  it('when a pickup order is followed, then the timeline ends with completed and there is never a rider', async () => {
-    const body = orderBody({ fulfilment: 'pickup' });
-    delete body.delivery_address;
-    const res = await t.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', newKey()).send(body);
-    for (let i = 0; i < 4; i++) await advance(res.body.data.id);
-    const done = await track(res.body.data.id);
-    expect(done.body.data.timeline.map((e: { status: string }) => e.status)).toEqual(['placed', 'confirmed', 'preparing', 'ready', 'completed']);
-    expect(done.body.data.rider).toBeNull();
+  it('when a pickup order has been collected, then the timeline ends with completed and there is no rider', async () => {
+    const minute = (m: number) => `2026-11-21T11:0${m}:00.000Z`;
+    const order = placedOrder(p.id, 'sandbox', { ...PICKUP, at: minute(0) });
+    await given(existingOrder(order, e.accepted('sandbox', minute(1)), e.preparationStarted(minute(2)), e.packed(minute(3)), e.collected(minute(4))))
+      .when(() => track(order.order_id))
+      .then(
+        expectResponse(200, {
+          body: {
+            data: {
+              order_id: order.order_id,
+              status: 'completed',
+              fulfilment: 'pickup',
+              rider: null,
+              timeline: ['placed', 'confirmed', 'preparing', 'ready', 'completed'].map((status, m) => ({ status, at: minute(m) })),
+            },
+          },
+        }),
+      );
   });
 
   it('when a rider is assigned at confirmed, then it is hidden until preparing; its position goes stale after a minute', async () => {

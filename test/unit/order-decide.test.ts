@@ -3,42 +3,31 @@ import { ApiError, type ErrorCode } from '../../src/domain/errors.js';
 import { decide, SANDBOX_RIDER, type NewOrder, type OrderCommand } from '../../src/domain/order/decide.js';
 import type { OrderEvent } from '../../src/domain/order/events.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../src/domain/order/machine.js';
-import { rehydrate } from '../../src/domain/order/state.js';
+import { evolve, initialState, rehydrate, type OrderState } from '../../src/domain/order/state.js';
+import { DeciderSpecification } from '../support/decider-spec.js';
 import { at, ev, history, placedData, RIDER, TOTAL } from './order-fixtures.js';
 
 const NOW = at(30);
 
-/** given(stream).when(command).then(new events) | .thenThrows(code) | .thenStatus(status). */
-function given(events: OrderEvent[]) {
-  return {
-    when(command: OrderCommand) {
-      const run = () => decide(rehydrate(events), command, NOW);
-      return {
-        then: (expected: OrderEvent[]) => expect(run()).toEqual(expected),
-        thenThrows(code: ErrorCode, message?: RegExp): void {
-          let error: unknown;
-          try {
-            run();
-          } catch (e) {
-            error = e;
-          }
-          expect(error, `expected ApiError ${code}`).toBeInstanceOf(ApiError);
-          expect((error as ApiError).code).toBe(code);
-          if (message) expect((error as ApiError).message).toMatch(message);
-        },
-        /** The status after appending the decided events; error code if refused. */
-        outcome(): string {
-          try {
-            const emitted = run();
-            return rehydrate([...events, ...emitted]).order!.status;
-          } catch (e) {
-            if (e instanceof ApiError) return e.code;
-            throw e;
-          }
-        },
-      };
-    },
-  };
+/** given(stream).when(command).then(new events) | .thenThrows(ApiError, refused(code)). */
+const given = DeciderSpecification.for({
+  decide: (command: OrderCommand, state: OrderState) => decide(state, command, NOW),
+  evolve,
+  initialState,
+});
+
+/** The refusal expected: an ApiError with `code`, its message matching `message` when given. */
+const refused = (code: ErrorCode, message?: RegExp) => (error: ApiError) => {
+  expect(error.code).toBe(code);
+  if (message) expect(error.message).toMatch(message);
+};
+
+/** The status after appending the decided events; the error code if refused. */
+function outcome(events: OrderEvent[], command: OrderCommand): string {
+  const decided = given(events).when(command).decided();
+  if (!('error' in decided)) return decided.state.order!.status;
+  if (decided.error instanceof ApiError) return decided.error.code;
+  throw decided.error;
 }
 
 const ACTIONS = {
@@ -115,11 +104,11 @@ describe('decide: every action in every status', () => {
   );
   it.each(cases)('$row: $action -> $expected', ({ status, events, action, expected }) => {
     expect(rehydrate(events).order!.status).toBe(status);
-    expect(given(events).when(ACTIONS[action]).outcome()).toBe(expected);
+    expect(outcome(events, ACTIONS[action])).toBe(expected);
   });
 
   it('answers order_not_found for every action on an order that does not exist', () => {
-    for (const action of ACTION_ORDER) given([]).when(ACTIONS[action]).thenThrows('order_not_found');
+    for (const action of ACTION_ORDER) given([]).when(ACTIONS[action]).thenThrows(ApiError, refused('order_not_found'));
   });
 });
 
@@ -134,7 +123,7 @@ describe('decide: placing', () => {
   });
 
   it('refuses to place twice on one stream', () => {
-    given(d.placed).when({ type: 'place', order: newOrder }).thenThrows(IT, /already been placed/);
+    given(d.placed).when({ type: 'place', order: newOrder }).thenThrows(ApiError, refused(IT, /already been placed/));
   });
 });
 
@@ -150,11 +139,11 @@ describe('decide: the delivery and pickup paths', () => {
   });
 
   it('explains refusals by naming the status and the action', () => {
-    given(d.delivered).when(ACTIONS.start).thenThrows(IT, /Cannot start preparing an order with status delivered/);
-    given(d.ready).when(ACTIONS.pickUp).thenThrows(IT, /No rider is assigned/);
-    given(p.ready).when(ACTIONS.pickUp).thenThrows(IT, /Pickup orders are collected/);
-    given(p.confirmed).when(ACTIONS.rider).thenThrows(IT, /Pickup orders have no rider/);
-    given(d.readyWithRider).when(ACTIONS.collect).thenThrows(IT, /Delivery orders are delivered/);
+    given(d.delivered).when(ACTIONS.start).thenThrows(ApiError, refused(IT, /Cannot start preparing an order with status delivered/));
+    given(d.ready).when(ACTIONS.pickUp).thenThrows(ApiError, refused(IT, /No rider is assigned/));
+    given(p.ready).when(ACTIONS.pickUp).thenThrows(ApiError, refused(IT, /Pickup orders are collected/));
+    given(p.confirmed).when(ACTIONS.rider).thenThrows(ApiError, refused(IT, /Pickup orders have no rider/));
+    given(d.readyWithRider).when(ACTIONS.collect).thenThrows(ApiError, refused(IT, /Delivery orders are delivered/));
   });
 });
 
@@ -163,8 +152,8 @@ describe('decide: cancelling', () => {
     given(d.confirmed).when(ACTIONS.cancelP).then([
       { type: 'OrderCancelled', data: { by: 'partner', reason: 'changed my mind', at: NOW } },
     ]);
-    given(cancelled(d.placed)).when(ACTIONS.cancelP).thenThrows(NC, /cancelled; only placed or confirmed/);
-    given(d.preparing).when(ACTIONS.cancelP).thenThrows(NC, /preparing/);
+    given(cancelled(d.placed)).when(ACTIONS.cancelP).thenThrows(ApiError, refused(NC, /cancelled; only placed or confirmed/));
+    given(d.preparing).when(ACTIONS.cancelP).thenThrows(ApiError, refused(NC, /preparing/));
   });
 
   it('lets the restaurant or support cancel from every non-final status', () => {
@@ -177,14 +166,14 @@ describe('decide: cancelling', () => {
         { type: 'OrderCancelled', data: { by: 'support', reason: null, at: NOW } },
       ]);
     }
-    given(d.delivered).when(ACTIONS.cancelR).thenThrows(IT, /Cannot cancel an order with status delivered/);
+    given(d.delivered).when(ACTIONS.cancelR).thenThrows(ApiError, refused(IT, /Cannot cancel an order with status delivered/));
   });
 });
 
 describe('decide: payments', () => {
   it('confirms a card order only once paid, and says so', () => {
-    given(c.pending).when(ACTIONS.accept).thenThrows(PP, /payment status pending/);
-    given(c.failed).when(ACTIONS.accept).thenThrows(PP, /payment status failed/);
+    given(c.pending).when(ACTIONS.accept).thenThrows(ApiError, refused(PP, /payment status pending/));
+    given(c.failed).when(ACTIONS.accept).thenThrows(ApiError, refused(PP, /payment status failed/));
     given(c.paid).when(ACTIONS.accept).then([{ type: 'OrderAccepted', data: { by: 'restaurant', at: NOW } }]);
   });
 
@@ -197,11 +186,11 @@ describe('decide: payments', () => {
   });
 
   it('refuses a second payment, a wrong amount, payments on cancelled and on cash orders', () => {
-    given(c.paid).when(ACTIONS.paid).thenThrows(IT, /already paid/);
-    given(c.pending).when({ ...ACTIONS.paid, amount: TOTAL - 1 }).thenThrows('validation_error', /does not match/);
-    given(cancelled(c.pending)).when(ACTIONS.paid).thenThrows(IT, /status cancelled/);
-    given(d.placed).when(ACTIONS.paid).thenThrows(NR);
-    given(d.placed).when(ACTIONS.failed).thenThrows(NR);
+    given(c.paid).when(ACTIONS.paid).thenThrows(ApiError, refused(IT, /already paid/));
+    given(c.pending).when({ ...ACTIONS.paid, amount: TOTAL - 1 }).thenThrows(ApiError, refused('validation_error', /does not match/));
+    given(cancelled(c.pending)).when(ACTIONS.paid).thenThrows(ApiError, refused(IT, /status cancelled/));
+    given(d.placed).when(ACTIONS.paid).thenThrows(ApiError, refused(NR));
+    given(d.placed).when(ACTIONS.failed).thenThrows(ApiError, refused(NR));
   });
 
   it('marks cash paid on delivery and on collection', () => {
@@ -231,16 +220,16 @@ describe('decide: refunds', () => {
 
   it('refuses zero, fractional and over-refunds with invalid_refund', () => {
     for (const amount of [0, -5, 2.5, TOTAL + 1]) {
-      given(d.delivered).when({ type: 'refund', amount }).thenThrows('invalid_refund', /from 1 to 2500/);
+      given(d.delivered).when({ type: 'refund', amount }).thenThrows(ApiError, refused('invalid_refund', /from 1 to 2500/));
     }
-    given(partlyRefunded(d.delivered)).when({ type: 'refund', amount: TOTAL - 999 }).thenThrows('invalid_refund', /from 1 to 1500/);
+    given(partlyRefunded(d.delivered)).when({ type: 'refund', amount: TOTAL - 999 }).thenThrows(ApiError, refused('invalid_refund', /from 1 to 1500/));
   });
 
   it('refuses refunds of unpaid or unfinished orders with invalid_transition', () => {
-    given(cancelled(c.pending)).when({ type: 'refund' }).thenThrows(IT, /payment status is pending/);
-    given(d.preparing).when({ type: 'refund', amount: 100 }).thenThrows(IT, /Nothing to refund/);
-    given([...c.paid, ev.accepted(2)]).when({ type: 'refund', amount: 100 }).thenThrows(IT, /Cannot refund an order with status confirmed/);
-    given(fullyRefunded(d.delivered)).when({ type: 'refund', amount: 1 }).thenThrows(IT, /payment status is refunded/);
+    given(cancelled(c.pending)).when({ type: 'refund' }).thenThrows(ApiError, refused(IT, /payment status is pending/));
+    given(d.preparing).when({ type: 'refund', amount: 100 }).thenThrows(ApiError, refused(IT, /Nothing to refund/));
+    given([...c.paid, ev.accepted(2)]).when({ type: 'refund', amount: 100 }).thenThrows(ApiError, refused(IT, /Cannot refund an order with status confirmed/));
+    given(fullyRefunded(d.delivered)).when({ type: 'refund', amount: 1 }).thenThrows(ApiError, refused(IT, /payment status is refunded/));
   });
 });
 
@@ -248,15 +237,13 @@ describe('decide: sandbox advance', () => {
   const advanceAll = (events: OrderEvent[]): string[] => {
     const statuses: string[] = [];
     for (;;) {
-      let next: OrderEvent[];
-      try {
-        next = decide(rehydrate(events), ACTIONS.advance, NOW);
-      } catch (e) {
-        statuses.push((e as ApiError).code);
+      const decided = given(events).when(ACTIONS.advance).decided();
+      if ('error' in decided) {
+        statuses.push((decided.error as ApiError).code);
         return statuses;
       }
-      events = [...events, ...next];
-      statuses.push(rehydrate(events).order!.status);
+      events = [...events, ...decided.events];
+      statuses.push(decided.state.order!.status);
     }
   };
 
@@ -276,9 +263,9 @@ describe('decide: sandbox advance', () => {
   });
 
   it('refuses at the end of the path, for unpaid card orders and for live orders', () => {
-    given(d.delivered).when(ACTIONS.advance).thenThrows(IT, /end of its path \(status delivered\)/);
-    given(cancelled(d.placed)).when(ACTIONS.advance).thenThrows(IT, /end of its path/);
-    given(c.pending).when(ACTIONS.advance).thenThrows(PP);
-    given([ev.placed({ environment: 'live', order_id: 'ord_1' })]).when(ACTIONS.advance).thenThrows('sandbox_only');
+    given(d.delivered).when(ACTIONS.advance).thenThrows(ApiError, refused(IT, /end of its path \(status delivered\)/));
+    given(cancelled(d.placed)).when(ACTIONS.advance).thenThrows(ApiError, refused(IT, /end of its path/));
+    given(c.pending).when(ACTIONS.advance).thenThrows(ApiError, refused(PP));
+    given([ev.placed({ environment: 'live', order_id: 'ord_1' })]).when(ACTIONS.advance).thenThrows(ApiError, refused('sandbox_only'));
   });
 });
