@@ -1,5 +1,6 @@
+import { ORDER_STREAM_PREFIX, orderIdOf } from '../src/domain/order/events.js';
 import type { OrderView } from '../src/domain/order/state.js';
-import { foldOrderView, orderIdOf } from './order-view.js';
+import { foldOrderView } from './order-view.js';
 import type { Projection } from './projection.js';
 
 /** What GET /v1/orders lists and filters on, the whole order to answer with, and its status timeline (tracking). */
@@ -19,13 +20,13 @@ export interface OrderListEntry {
 export const ordersList: Projection<OrderListEntry> = {
   name: 'orders-list',
   collection: 'orders',
-  streamPrefixes: ['order-'],
+  streamPrefixes: [ORDER_STREAM_PREFIX],
   indexes: [
     { partner_id: 1, environment: 1, created_at: -1, _id: -1 },
     { partner_id: 1, environment: 1, reference: 1 },
     { partner_id: 1, environment: 1, status: 1, created_at: -1 },
   ],
-  documentId: (e) => orderIdOf(e.streamId, 'order-'),
+  documentId: (e) => orderIdOf(e.streamId),
   evolve: (doc, e) => ordersList.evolveAll!(doc, [e])!.doc,
   evolveAll(doc, events) {
     const { view: order, steps } = foldOrderView(doc?.order ?? null, events);

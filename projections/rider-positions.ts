@@ -1,4 +1,4 @@
-import { orderIdOf } from './order-view.js';
+import { idAfter } from './order-view.js';
 import type { Projection } from './projection.js';
 
 /** The newest position of an order's rider (GET /v1/orders/{id}/tracking shows it with the order). */
@@ -16,10 +16,10 @@ export const riderPositions: Projection<RiderPositionDocument> = {
   name: 'rider-positions',
   collection: 'rider_positions',
   streamPrefixes: ['rider-'],
-  documentId: (e) => orderIdOf(e.streamId, 'rider-'),
+  documentId: (e) => idAfter(e.streamId, 'rider-'),
   evolve(doc, e) {
     const { lat, lng, at } = e.data as { lat: number; lng: number; at: string };
     if (doc && doc.location.updated_at > at) return null;
-    return { order_id: orderIdOf(e.streamId, 'rider-')!, location: { lat, lng, updated_at: at } };
+    return { order_id: idAfter(e.streamId, 'rider-')!, location: { lat, lng, updated_at: at } };
   },
 };

@@ -8,6 +8,18 @@ import type { AnyProjection } from './index.js';
 const CHECKPOINT_EVERY = 500;
 const CHECKPOINT_IDLE_MS = 200;
 const MAX_CAS_ATTEMPTS = 20;
+/** A restart after a failure waits 1 s, doubling while it keeps failing at one position, up to 30 s: the log stays readable. */
+export const RESTART_MS = 1000;
+export const MAX_RESTART_MS = 30_000;
+/** Failures in a row at one position after which the runner reports itself stuck (a poison event, not a blip). */
+export const STUCK_AFTER = 3;
+
+/** A runner that keeps failing at one position: the last event it applied, how often, and why (short). */
+export interface StuckProjection {
+  position: bigint;
+  failures: number;
+  error: string;
+}
 
 /**
  * Keeps one read model up to date: subscribes to the whole log from the stored checkpoint, applies
@@ -30,6 +42,8 @@ export class ProjectionRunner {
   private restartTimer: NodeJS.Timeout | undefined;
   /** Set as start() begins (also for a rebuild), before any await: from then on, no feeding. */
   private ownSubscription = false;
+  /** Failures in a row at one position; cleared once the runner passes it. */
+  private failure: StuckProjection | undefined;
 
   constructor(
     readonly projection: AnyProjection,
@@ -38,6 +52,11 @@ export class ProjectionRunner {
 
   get position(): bigint {
     return this.current;
+  }
+
+  /** Set once it has failed STUCK_AFTER times in a row at one position. */
+  get stuck(): StuckProjection | undefined {
+    return this.failure && this.failure.failures >= STUCK_AFTER ? { ...this.failure } : undefined;
   }
 
   /** True once it reads the log through its own subscription (not fed by a shared catch-up). */
@@ -84,8 +103,14 @@ export class ProjectionRunner {
       after: this.current,
       onEvent: (e) => this.handle(e),
       onError: (err) => {
-        this.deps.logger?.error({ err, projection: this.projection.name }, 'projection stopped; restarting from its checkpoint');
-        this.restartTimer = setTimeout(() => void this.restart(), 1000);
+        const failures = this.failure?.position === this.current ? this.failure.failures + 1 : 1;
+        this.failure = { position: this.current, failures, error: shortError(err) };
+        const delay = Math.min(RESTART_MS * 2 ** (failures - 1), MAX_RESTART_MS);
+        this.deps.logger?.error(
+          { err, projection: this.projection.name, position: this.current.toString(), failures, retry_in_ms: delay },
+          'projection stopped; restarting from its checkpoint',
+        );
+        this.restartTimer = setTimeout(() => void this.restart(), delay);
         this.restartTimer.unref();
       },
     });
@@ -135,6 +160,7 @@ export class ProjectionRunner {
   /** Everything up to `position` is applied: wake its waiters; the checkpoint follows in batches. */
   private advance(position: bigint, events: number): void {
     this.current = position;
+    if (this.failure && position > this.failure.position) this.failure = undefined;
     this.sinceCheckpoint += events;
     if (this.sinceCheckpoint < CHECKPOINT_EVERY) this.flushWhenQuiet();
     if (this.waiters.length) {
@@ -186,4 +212,11 @@ export class ProjectionRunner {
     }
     throw new Error(`projection ${this.projection.name}: document ${id} kept changing under us`);
   }
+}
+
+/** An error in one line of at most 200 characters, for readiness and logs. */
+export function shortError(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

@@ -1,6 +1,6 @@
 import type { Retention } from '../src/ports/read-model-store.js';
-import { DELIVERY_STREAM_PREFIX, type DeliveryEvent } from '../src/webhooks/delivery-events.js';
-import { evolveDelivery, type DeliveryState } from '../src/webhooks/delivery-state.js';
+import { DELIVERY_STREAM_PREFIX, type DeliveryEvent } from '../src/domain/webhook/delivery-events.js';
+import { evolveDelivery, type DeliveryState } from '../src/domain/webhook/delivery-state.js';
 import type { Projection } from './projection.js';
 
 /**

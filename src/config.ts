@@ -49,7 +49,9 @@ export const configSchema = z
     HTTP_REQUEST_TIMEOUT_MS: z.coerce
       .number()
       .int()
-      .min(1_000)
+      // Above the 5 s keep-alive plus KEEP_ALIVE_MARGIN_MS (src/http/http-server.ts): an idle
+      // kept-alive connection must be closed by its keep-alive timeout, not answered 408.
+      .min(6_000, 'must be at least 6000 (the headers timeout, at most this, must outlast the 5 s keep-alive by 1 s)')
       .max(600_000)
       .default(30_000)
       .describe('Longest time a client may take to send a whole request (headers at most 10 s of it); then 408 and the connection closes.'),
@@ -67,6 +69,12 @@ export const configSchema = z
       .transform((v) => (/^\d+$/.test(v.trim()) ? Number(v) : v))
       .optional()
       .describe('Reverse proxies whose X-Forwarded-For names the client (Express "trust proxy"); unset: the connecting address is the client.'),
+    AUTH_FAILURES_PER_MIN: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(60)
+      .describe('Failed authentications a client address may make per minute before its failures answer 429; 0 turns the throttle off.'),
     PUBLIC_BASE_URL: z.string().url().optional().describe('Public address of this service, used in payment links. Defaults to http://localhost:PORT.'),
     METRICS_PORT: z.coerce
       .number()

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '../ports/event-store.js';
 import type { Logger } from '../shared/logger.js';
+import { eventMetadata } from './event-metadata.js';
 
 export const LEASE_STREAM_PREFIX = 'lease-';
 const DEFAULT_TTL_MS = 10_000;
@@ -195,7 +196,7 @@ export class Lease {
   private async append(type: 'LeaseAcquired' | 'LeaseRenewed' | 'LeaseReleased', expectedRevision: ExpectedRevision): Promise<boolean> {
     const data: LeaseEventData = { holder: this.holder, ttl_ms: this.ttlMs };
     try {
-      await this.deps.events.append(this.stream, [{ type, data: { ...data }, metadata: { actor: 'system', schema_version: 1 } }], { expectedRevision });
+      await this.deps.events.append(this.stream, [{ type, data: { ...data }, metadata: eventMetadata({ actor: 'system' }) }], { expectedRevision });
       return true;
     } catch (err) {
       if (err instanceof WrongExpectedRevisionError) return false;

@@ -1,4 +1,5 @@
-import type { ApiKeyRecord, Environment, Partner, PartnerStore } from '../ports/partner-store.js';
+import type { Environment } from '../domain/environment.js';
+import type { ApiKeyRecord, Partner, PartnerStore } from '../ports/partner-store.js';
 import { ALL_SCOPES, type Scope } from '../domain/scopes.js';
 import { newId, randomToken, sha256Hex } from '../shared/ids.js';
 import type { Clock } from '../shared/clock.js';

@@ -2,7 +2,7 @@ import { LogPositionError, type EventStore, type RecordedEvent, type Subscriptio
 import type { ReadModelStore } from '../ports/read-model-store.js';
 import type { Logger } from '../shared/logger.js';
 import { PROJECTIONS, type AnyProjection } from '../../projections/index.js';
-import { ProjectionRunner } from '../../projections/runner.js';
+import { MAX_RESTART_MS, ProjectionRunner, RESTART_MS } from '../../projections/runner.js';
 import { ApiError } from '../domain/errors.js';
 import { CatchUpWorker } from './catch-up-worker.js';
 
@@ -19,6 +19,8 @@ export class ReadModels {
   private stopping = false;
   private shared: Subscription | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
+  /** Failures in a row of the shared subscription, with no event delivered between them. */
+  private sharedFailures = 0;
 
   constructor(
     private readonly deps: { events: EventStore; store: ReadModelStore; logger?: Logger; workerCatchUpFrom?: number },
@@ -80,10 +82,16 @@ export class ReadModels {
     const after = fed.reduce((min, r) => (r.position < min ? r.position : min), fed[0]!.position);
     this.shared = this.deps.events.subscribeToAll({
       after,
-      onEvent: (e) => this.feedAll(fed, e),
+      onEvent: (e) => {
+        this.sharedFailures = 0;
+        return this.feedAll(fed, e);
+      },
       onError: (err) => {
-        this.deps.logger?.error({ err }, 'shared projection subscription stopped; restarting');
-        this.restartTimer = setTimeout(() => this.follow(fed), 1000);
+        // Backs off like a runner (projections/runner.ts), so a lasting fault logs twice a minute, not every second.
+        this.sharedFailures++;
+        const delay = Math.min(RESTART_MS * 2 ** (this.sharedFailures - 1), MAX_RESTART_MS);
+        this.deps.logger?.error({ err, failures: this.sharedFailures, retry_in_ms: delay }, 'shared projection subscription stopped; restarting');
+        this.restartTimer = setTimeout(() => this.follow(fed), delay);
         this.restartTimer.unref();
       },
     });
@@ -165,6 +173,18 @@ export class ReadModels {
   async catchUp(name: string, timeoutMs = READ_YOUR_WRITES_TIMEOUT_MS): Promise<boolean> {
     const head = await this.deps.events.headPosition();
     return this.runner(name).waitFor(head, timeoutMs);
+  }
+
+  /**
+   * The projections that keep failing at one position (see ProjectionRunner.stuck), as one line
+   * for /readyz; undefined when none is.
+   */
+  stuckReport(): string | undefined {
+    const stuck = [...this.runners.values()].flatMap((r) => {
+      const s = r.stuck;
+      return s ? [`${r.projection.name} stuck after position ${s.position} (${s.failures} failures: ${s.error})`] : [];
+    });
+    return stuck.length > 0 ? stuck.join('; ') : undefined;
   }
 
   /**

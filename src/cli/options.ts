@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import type { Environment } from '../domain/environment.js';
 import { ALL_SCOPES, isScope, type Scope } from '../domain/scopes.js';
 
 export function parseScopes(value: string): Scope[] {
@@ -16,7 +17,7 @@ export function parsePositiveInt(value: string): number {
   return n;
 }
 
-export function parseEnvironment(value: string): 'live' | 'sandbox' {
+export function parseEnvironment(value: string): Environment {
   if (value !== 'live' && value !== 'sandbox') throw new InvalidArgumentError('must be live or sandbox');
   return value;
 }

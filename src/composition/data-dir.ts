@@ -24,8 +24,8 @@ import { newSigningSecret } from '../webhooks/signing.js';
  *
  * Ordering, so that processes starting together on a new directory agree without a lock: a first
  * start writes service.db (the file), then the id into events.db, then into service.db; a check
- * reads service.db before it looks at events.db. So whoever sees service.db's id, partners or the
- * key file also sees events.db's id.
+ * reads service.db before it looks at events.db. So whoever sees service.db's id or partners also
+ * sees events.db's id.
  */
 
 export const EVENTS_FILE = 'events.db';
@@ -41,6 +41,14 @@ CREATE TABLE IF NOT EXISTS data_directory (
 
 /** Files the service makes under DATA_DIR; existing ones of ours are tightened to owner-only. */
 const PRIVATE_FILES = [...[EVENTS_FILE, SERVICE_FILE].flatMap((f) => [f, `${f}-wal`, `${f}-shm`]), KEY_FILE_NAME];
+
+/**
+ * A refusal for the directory's identity (a lost, foreign or mismatched file), not for damage or
+ * a key: read-only CLI diagnostics may still read the event log that is there.
+ */
+export class IdentityRefusal extends Refusal {
+  override readonly name: string = 'IdentityRefusal';
+}
 
 const ADOPT = 'the CLI command `data-dir adopt --yes`';
 const RESEAL = 'the CLI command `data-dir reseal-webhook-secrets --yes`';
@@ -103,10 +111,11 @@ export function openEmbeddedFiles(config: Config, options: { integrity: boolean 
     const serviceId = readId(service!);
     const lived = [
       ...(serviceId ? [`service.db belongs to data directory ${serviceId}`] : []),
+      // The key file alone is no sign of life: with no sealed secret in service.db it guards nothing
+      // (a reset that keeps it, or a key placed before the first start).
       ...(hasRows(service!, 'partners') || hasRows(service!, 'webhook_endpoints') ? ['service.db has partners or webhook endpoints'] : []),
-      ...(fs.existsSync(path.join(dir, KEY_FILE_NAME)) ? [`${KEY_FILE_NAME} exists`] : []),
     ];
-    // After service.db and the key file (see the ordering above).
+    // After service.db (see the ordering above).
     if (isEmpty(eventsFile) && lived.length > 0) throw logLost(eventsFile, lived);
 
     withDb(openLog(eventsFile), (log) => {
@@ -224,28 +233,28 @@ export async function resealWebhookSecrets(from: { sqlite?: Database.Database; m
 }
 
 function logLost(file: string, lived: string[]): Refusal {
-  return new Refusal(
+  return new IdentityRefusal(
     `${file} is missing or empty, but this data directory has been in use (${lived.join('; ')}): starting would serve no orders and forget ` +
       `every idempotency key. Restore events.db (with events.db-wal) from a backup of DATA_DIR; if the event log is lost for good, run ${ADOPT} to start over with an empty log.`,
   );
 }
 
 function logForeign(file: string, serviceId: string): Refusal {
-  return new Refusal(
+  return new IdentityRefusal(
     `${file} is not this data directory's event log: service.db belongs to data directory ${serviceId} and the log carries no id ` +
       `(another directory's log, or a backup older than the id). Put this directory's events.db back from a backup of DATA_DIR; to keep this log instead, run ${ADOPT}.`,
   );
 }
 
 function mismatch(file: string, logId: string, serviceId: string): Refusal {
-  return new Refusal(
+  return new IdentityRefusal(
     `${file} belongs to data directory ${logId} but service.db to ${serviceId}: the two files come from different directories. ` +
       `Put back the matching file from a backup of DATA_DIR; to make these two files one directory, run ${ADOPT}.`,
   );
 }
 
 function serviceLost(file: string, logId: string | null): Refusal {
-  return new Refusal(
+  return new IdentityRefusal(
     `${file} is missing or empty, but events.db holds the event log of ${logId ? `data directory ${logId}` : 'this directory'}: starting would serve ` +
       `no partners, keys, catalog or webhook endpoints. Restore service.db (with service.db-wal) from a backup of DATA_DIR; to keep the log with an empty service.db, run ${ADOPT}.`,
   );

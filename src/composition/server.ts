@@ -43,6 +43,7 @@ export interface Service {
   services: Services;
   /** Stops background work; the caller closes the stores afterwards. */
   stop(): Promise<void>;
+  /** /readyz answers 503 from now on and no new webhook attempt starts (SIGTERM, before the drain). */
   markShuttingDown(): void;
   /** Webhook endpoints, dispatcher and delivery scheduler (tests drive `webhooks.scheduler.runDue()`). */
   webhooks: Webhooks;
@@ -90,7 +91,7 @@ export async function buildService(config: Config, rawStores: Stores, deps: { lo
   await webhooks.start();
 
   const routes = [
-    ...healthRoutes({ readiness: stores.readiness, storage: storage.check, isShuttingDown: () => shuttingDown }),
+    ...healthRoutes({ readiness: stores.readiness, storage: storage.check, readModels: () => services.readModels.stuckReport(), isShuttingDown: () => shuttingDown }),
     ...pingRoutes({ clock: deps.clock }),
     ...orderRoutes({ orders: services.orders }),
     ...orderReadRoutes({ queries: services.queries }),
@@ -110,6 +111,7 @@ export async function buildService(config: Config, rawStores: Stores, deps: { lo
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     adminToken: config.ADMIN_TOKEN,
     trustProxy: config.TRUST_PROXY,
+    authFailuresPerMin: config.AUTH_FAILURES_PER_MIN,
     metrics,
   });
   return {
@@ -128,6 +130,8 @@ export async function buildService(config: Config, rawStores: Stores, deps: { lo
     },
     markShuttingDown: () => {
       shuttingDown = true;
+      // An attempt started during the drain could outlast the shutdown deadline and go unrecorded.
+      webhooks.drain();
     },
   };
 }

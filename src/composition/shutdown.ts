@@ -1,8 +1,13 @@
 import type http from 'node:http';
 import type { Logger } from '../shared/logger.js';
+import { DEFAULT_TIMEOUT_MS as WEBHOOK_ATTEMPT_TIMEOUT_MS } from '../webhooks/sender.js';
 
-/** How long the steps after the drain (background work, metrics server, stores) may take. */
-export const CLOSE_BOUND_MS = 10_000;
+/**
+ * How long the steps after the drain (background work, metrics server, stores) may take: a webhook
+ * attempt still in flight (no new one starts once shutting down) plus recording its outcome,
+ * releasing the lease, stopping the read models and closing the stores.
+ */
+export const CLOSE_BOUND_MS = WEBHOOK_ATTEMPT_TIMEOUT_MS + 7_000;
 
 export interface ShutdownSteps {
   server: http.Server;
@@ -10,7 +15,7 @@ export interface ShutdownSteps {
   /** The bound on `close` (CLOSE_BOUND_MS by default). */
   closeBoundMs?: number;
   logger: Logger;
-  /** Makes /readyz answer 503 so a balancer stops sending new requests. */
+  /** Makes /readyz answer 503 so a balancer stops sending new requests, and starts no new webhook attempts. */
   markShuttingDown(): void;
   /** Background work, metrics server and stores, in order, after the HTTP server has drained. */
   close(): Promise<void>;

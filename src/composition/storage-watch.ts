@@ -1,4 +1,5 @@
 import { StorageUnavailableError, type EventStore } from '../ports/event-store.js';
+import { eventMetadata } from '../application/event-metadata.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 
@@ -32,22 +33,24 @@ export function watchStorage(store: EventStore, deps: { clock: Clock; logger: Lo
   };
   const append: EventStore['append'] = (streamId, events, options) => noted(() => store.append(streamId, events, options));
   const setStreamMaxCount: EventStore['setStreamMaxCount'] = (streamId, maxCount) => noted(() => store.setStreamMaxCount(streamId, maxCount));
-  const bound = new Map<PropertyKey, unknown>();
+  // Bound once per member, and again if the store's member is replaced.
+  const bound = new Map<PropertyKey, { of: unknown; fn: unknown }>();
   const events = new Proxy(store, {
     get(target, prop) {
       if (prop === 'append') return append;
       if (prop === 'setStreamMaxCount') return setStreamMaxCount;
       const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
-      if (!bound.has(prop)) bound.set(prop, (value as (...args: unknown[]) => unknown).bind(target));
-      return bound.get(prop);
+      let entry = bound.get(prop);
+      if (entry?.of !== value) bound.set(prop, (entry = { of: value, fn: (value as (...args: unknown[]) => unknown).bind(target) }));
+      return entry.fn;
     },
   });
 
   let probing: Promise<void> | undefined;
   const probe = async (): Promise<void> => {
     const at = deps.clock.now().toISOString();
-    await append(STORAGE_PROBE_STREAM, [{ type: 'StorageProbed', data: { at }, metadata: { actor: 'system', schema_version: 1, occurred_at: at } }], { expectedRevision: 'any' });
+    await append(STORAGE_PROBE_STREAM, [{ type: 'StorageProbed', data: { at }, metadata: eventMetadata({ actor: 'system', at }) }], { expectedRevision: 'any' });
     await setStreamMaxCount(STORAGE_PROBE_STREAM, 1);
   };
   return {

@@ -125,6 +125,15 @@ export async function openStores(config: Config, options: OpenStoresOptions = {}
   }
 }
 
+/**
+ * The embedded event log alone, without the checks of openStores: for read-only diagnostics of a
+ * directory refused for its identity (cli/context.ts, withEventLog). It opens no other file and
+ * writes no id.
+ */
+export function openEmbeddedLogAlone(config: Config): EventStore {
+  return new SqliteEventStore({ file: path.join(config.dataDir, EVENTS_FILE), synchronous: config.SQLITE_SYNCHRONOUS });
+}
+
 /** rate-limiter-flexible's counters; their indexes are made at start (see ensureRateLimitIndexes). */
 const RATE_LIMITS = 'rate_limits';
 

@@ -25,6 +25,8 @@ export interface AppDeps {
   adminToken?: string | undefined;
   /** Express's `trust proxy` (TRUST_PROXY): whose X-Forwarded-For names the client; none when absent. */
   trustProxy?: string | number | undefined;
+  /** Failed authentications per client address and minute before they answer 429 (AUTH_FAILURES_PER_MIN); 0: off. */
+  authFailuresPerMin?: number | undefined;
   /** Where each answered request is reported (method, route pattern, status, seconds); none when absent. */
   metrics?: Pick<ServiceMetrics, 'httpRequest'>;
 }
@@ -55,7 +57,7 @@ export function createApp(deps: AppDeps): App {
   const startLog = accessLog(deps.logger);
   const startMetrics = deps.metrics ? requestMetrics(deps.metrics) : undefined;
   const body = jsonBody(deps.bodyLimitBytes);
-  const throttle = new AuthThrottle({ logger: deps.logger });
+  const throttle = new AuthThrottle({ logger: deps.logger, failures: deps.authFailuresPerMin });
   const dispatch = routeDispatcher(routes, {
     authenticate: authenticator(deps.keys, throttle),
     rateLimit: rateLimiter(deps.limits),

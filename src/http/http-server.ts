@@ -13,10 +13,19 @@ export interface HttpServerLimits {
   requestTimeoutMs: number;
   /** Connections held open at once; Node closes the ones beyond it as they arrive. */
   maxConnections: number;
+  /** How long an idle kept-alive connection stays open; at least KEEP_ALIVE_MARGIN_MS under the headers timeout. */
+  keepAliveTimeoutMs: number;
 }
 
 /** A body of the default BODY_LIMIT_BYTES (100 KiB) in 30 s needs a client sending about 3.4 KB/s. */
-export const DEFAULT_HTTP_LIMITS: HttpServerLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000 };
+export const DEFAULT_HTTP_LIMITS: HttpServerLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000, keepAliveTimeoutMs: 5_000 };
+
+/**
+ * The headers timeout exceeds the keep-alive timeout by at least this much, so an idle kept-alive
+ * connection is closed by its keep-alive timeout, never answered 408 while a proxy is about to
+ * reuse it (config.ts holds HTTP_REQUEST_TIMEOUT_MS to 6 s or more for the default 5 s).
+ */
+export const KEEP_ALIVE_MARGIN_MS = 1_000;
 
 /** Node's low-level refusals that have a code of their own; any other is a 400 validation_error. */
 const PARSER_REFUSALS: Record<string, ErrorCode> = {
@@ -29,13 +38,16 @@ const PARSER_REFUSALS: Record<string, ErrorCode> = {
  * Answers what Node's HTTP parser refuses (bad framing, a header over the limit or with a NUL, a
  * request too slow) with the API's error envelope, a new X-Request-Id (the one of the request in
  * flight when there is one) and `Connection: close`, and logs one line for it. Node's own answer
- * would be a bare status line. Nothing is written on a socket that is gone or once an answer has
- * started: the connection is only closed.
+ * would be a bare status line. Nothing is written on a socket that is gone, once an answer has
+ * started, or that never sent a byte (a connection opened ahead of need and left idle: a proxy
+ * would read an unasked 408 as the answer to the request it sends next): the connection is only
+ * closed.
  */
 function answerClientError(logger: Logger) {
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
     const inFlight = (socket as Duplex & { _httpMessage?: Response })._httpMessage;
-    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    const silent = (socket as Duplex & { bytesRead?: number }).bytesRead === 0;
+    if (err.code === 'ECONNRESET' || silent || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
@@ -58,6 +70,9 @@ function answerClientError(logger: Logger) {
 export function createHttpServer(app: Express, options: { logger: Logger; limits?: Partial<HttpServerLimits> }): http.Server {
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
   const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  if (headersTimeout < limits.keepAliveTimeoutMs + KEEP_ALIVE_MARGIN_MS) {
+    throw new RangeError(`the headers timeout (${headersTimeout} ms) must exceed the keep-alive timeout (${limits.keepAliveTimeoutMs} ms) by ${KEEP_ALIVE_MARGIN_MS} ms`);
+  }
   const server = http.createServer(
     {
       headersTimeout,
@@ -67,7 +82,7 @@ export function createHttpServer(app: Express, options: { logger: Logger; limits
     },
     app,
   );
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   server.on('clientError', answerClientError(options.logger));
   return server;

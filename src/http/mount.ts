@@ -11,7 +11,7 @@ export interface MountOptions {
   authenticate(req: Request): Principal | Promise<Principal>;
   /** Consumes one request of the key's budget, sets RateLimit-* headers, throws 429 when over. */
   rateLimit(principal: Principal, res: Response): Promise<void>;
-  /** Checks the operations token or throws (429 while the address is throttled). */
+  /** Checks the operations token or throws (429 instead of 401 once the address has failed too often). */
   requireAdmin(req: Request): Promise<void>;
 }
 

@@ -64,6 +64,8 @@ export interface RouteSpec<P = any, Q = any, B = any> {
   responses: Record<number, ResponseSpec>;
   /** Error codes this route can answer with besides the common ones; used for the OpenAPI document. */
   errors?: number[];
+  /** Answers without a store (liveness, the API's own document): never 503, so the document lists none. */
+  storeless?: boolean;
   /**
    * Runs after authentication, the rate limit, the scope and the path, query and header checks, and
    * before the body is validated; an answer it returns is the route's (no body validation, no

@@ -3,49 +3,7 @@ import querystring from 'node:querystring';
 import type { z } from 'zod';
 import { ApiError, type ErrorDetail } from '../domain/errors.js';
 import { formatPath } from '../shared/json-path.js';
-
-// In Unicode mode a surrogate pair is one code point, so this matches only a surrogate left unpaired.
-const UNPAIRED_SURROGATE = /[\uD800-\uDFFF]/u;
-const ILL_FORMED = 'must be well-formed Unicode (valid UTF-8, no unpaired surrogate such as \\ud800)';
-
-interface Visit {
-  value: unknown;
-  parent: Visit | undefined;
-  key: string | number | undefined;
-}
-
-const pathOf = (visit: Visit): Array<string | number> => {
-  const path: Array<string | number> = [];
-  for (let v: Visit | undefined = visit; v?.key !== undefined; v = v.parent) path.unshift(v.key);
-  return path;
-};
-
-/**
- * The path of the first string in `input` (a value, or a key: then the object holding it) that is
- * not well-formed Unicode. Such a string cannot be encoded as UTF-8: stored, it would break every
- * reader that encodes it (webhook bodies, Python clients) and no query could find it again.
- * Iterative, since JSON.parse accepts bodies nested deeper than the call stack.
- */
-function illFormedPath(input: unknown): Array<string | number> | undefined {
-  const stack: Visit[] = [{ value: input, parent: undefined, key: undefined }];
-  while (stack.length) {
-    const visit = stack.pop()!;
-    const value = visit.value;
-    if (typeof value === 'string') {
-      if (UNPAIRED_SURROGATE.test(value)) return pathOf(visit);
-    } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: visit, key: i });
-    } else if (value !== null && typeof value === 'object') {
-      const keys = Object.keys(value);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i]!;
-        if (UNPAIRED_SURROGATE.test(key)) return pathOf(visit);
-        stack.push({ value: (value as Record<string, unknown>)[key], parent: visit, key });
-      }
-    }
-  }
-  return undefined;
-}
+import { ILL_FORMED, illFormedPath } from '../shared/unicode.js';
 
 /** Parses `input` or throws a 400 validation_error that names every failing parameter or field. */
 export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown, where: 'query' | 'path' | 'body' | 'header', prefix = ''): T {

@@ -1,4 +1,5 @@
 import { Refusal } from '../shared/refusal.js';
+import type { Environment } from '../domain/environment.js';
 
 /**
  * The event store port: the one interface the write side, projections and the webhook dispatcher
@@ -41,8 +42,36 @@ import { Refusal } from '../shared/refusal.js';
 
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 
-/** partner_id, environment, request_id, correlation_id, causation_id, actor, schema_version, occurred_at (ISO). */
-export interface EventMetadata {
+/** Who caused an event. */
+export type Actor = 'partner' | 'restaurant' | 'rider' | 'support' | 'sandbox' | 'system';
+
+/**
+ * The metadata the service writes on its events (docs/events.md, Metadata), built by `eventMetadata`
+ * (src/application/event-metadata.ts) alone. The cause ids are there on whatever a request or another
+ * event caused, the owner on a partner's data; the service's own bookkeeping (leases, storage
+ * probes) carries only the actor and the schema version.
+ */
+export type EventMetadata = {
+  partner_id?: string;
+  environment?: Environment;
+  /** Checkout sessions: the order the session pays. */
+  order_id?: string;
+  actor: Actor;
+  request_id?: string | null;
+  /** The caller's own X-Request-Id, when it sent a safe one. */
+  client_request_id?: string;
+  correlation_id?: string | null;
+  causation_id?: string | null;
+  schema_version: number;
+  /** ISO 8601 UTC time of the decision (the events' `at`). */
+  occurred_at?: string;
+};
+
+/**
+ * Metadata as a store holds it: the service writes EventMetadata, but the port stores any JSON
+ * object (another tool's events, test fixtures), so readers check each field they use.
+ */
+export interface StoredMetadata {
   [k: string]: unknown;
 }
 
@@ -51,7 +80,7 @@ export interface NewEvent {
   id?: string;
   type: string;
   data: Record<string, unknown>;
-  metadata: EventMetadata;
+  metadata: StoredMetadata;
 }
 
 /**
@@ -66,7 +95,7 @@ export interface RecordedEvent {
   /** Global position; -1n only where EventStoreDB older than 22.6 does not report it on stream reads. */
   position: bigint;
   data: Record<string, unknown>;
-  metadata: EventMetadata;
+  metadata: StoredMetadata;
   recordedAt: Date;
 }
 

@@ -1,6 +1,5 @@
+import type { Environment } from '../domain/environment.js';
 import type { Scope } from '../domain/scopes.js';
-
-export type Environment = 'live' | 'sandbox';
 
 export interface Partner {
   id: string;

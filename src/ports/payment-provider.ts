@@ -1,5 +1,5 @@
 import type { Currency } from '../domain/money.js';
-import type { Environment } from './partner-store.js';
+import type { Environment } from '../domain/environment.js';
 
 export interface PaymentLink {
   id: string;

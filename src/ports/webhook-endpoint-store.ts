@@ -1,5 +1,5 @@
-import type { Environment } from './partner-store.js';
-import type { EventType } from '../webhooks/event-types.js';
+import type { Environment } from '../domain/environment.js';
+import type { EventType } from '../domain/webhook/event-types.js';
 
 /**
  * The one webhook endpoint a partner registers per environment. Two adapters: SQLite (service.db,

@@ -1,7 +1,7 @@
 import { ApiError } from '../domain/errors.js';
 import type { Clock } from '../shared/clock.js';
-import type { AttemptAbandonedData, AttemptData, AttemptStartedData, AttemptTrigger, DeliveryEvent } from './delivery-events.js';
-import { MAX_ABANDONED_CLAIMS, dueAt, evolveDelivery, type DeliveryState } from './delivery-state.js';
+import type { AttemptAbandonedData, AttemptData, AttemptStartedData, AttemptTrigger, DeliveryEvent } from '../domain/webhook/delivery-events.js';
+import { MAX_ABANDONED_CLAIMS, dueAt, evolveDelivery, type DeliveryState } from '../domain/webhook/delivery-state.js';
 import type { DeliveryCause, DeliveryLog, LoadedDelivery } from './delivery-log.js';
 import type { WebhookEndpoints, UrlPolicy } from './endpoints.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from './retry-schedule.js';
@@ -83,32 +83,26 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, tri
 
 /**
  * Records the outcome of this replica's claimed attempt. Appends by others in between (a
- * redelivery request) only move the revision: read again and append after them, as long as the
- * claim is still the open one.
+ * redelivery request) only move the revision: the outcome is decided again on a fresh read and
+ * appended after them, as long as the claim is still the open one.
  */
 async function finish(deps: AttemptDeps, claimed: LoadedDelivery, claim: AttemptStartedData, result: Result, requestId: string | null): Promise<DeliveryState | null> {
-  let loaded: LoadedDelivery | null = claimed;
-  for (;;) {
-    if (!loaded) return null;
-    const open = loaded.state.sending;
-    // Recorded as abandoned meanwhile (this replica stalled past ABANDONED_AFTER_MS): that stands.
-    if (!open || open.attempt !== claim.attempt || open.sender !== claim.sender) return loaded.state;
-    const recorded = await recordOutcome(deps, loaded, open, result, requestId, result.ok ? 'succeeded' : 'failed');
-    if (recorded) return recorded;
-    loaded = await deps.log.load(claim.delivery_id);
-  }
+  const handled = await deps.log.handle(
+    claimed,
+    (state) => {
+      const open = state.sending;
+      // Recorded as abandoned meanwhile (this replica stalled past ABANDONED_AFTER_MS): that stands.
+      if (!open || open.attempt !== claim.attempt || open.sender !== claim.sender) return [];
+      return outcomeEvents(deps, state, open, result);
+    },
+    cause(claimed.state, requestId),
+  );
+  if (handled.events.length > 0) deps.onOutcome?.(result.ok ? 'succeeded' : 'failed', result.duration_ms);
+  return handled.state;
 }
 
-/** Appends the outcome of the open claim; null when another append came first. */
-async function recordOutcome(
-  deps: AttemptDeps,
-  loaded: LoadedDelivery,
-  claim: DeliveryState['sending'] & {},
-  result: Result,
-  requestId: string | null,
-  outcome: 'succeeded' | 'failed' | 'abandoned',
-): Promise<DeliveryState | null> {
-  const { state } = loaded;
+/** The outcome of the open claim: its attempt, and the delivery's failure after the last scheduled one. */
+function outcomeEvents(deps: AttemptDeps, state: DeliveryState, claim: DeliveryState['sending'] & {}, result: Result): DeliveryEvent[] {
   const finished = deps.clock.now();
   const scheduled = state.scheduled_attempts + (claim.trigger === 'schedule' ? 1 : 0);
   const next = claim.trigger === 'schedule' && !result.ok ? nextAttemptAt(scheduled, finished) : null;
@@ -127,9 +121,7 @@ async function recordOutcome(
   if (!result.ok && claim.trigger === 'schedule' && scheduled >= MAX_ATTEMPTS) {
     events.push({ type: 'WebhookDeliveryFailed', data: { delivery_id: state.id, at: finished.toISOString(), attempts: scheduled } });
   }
-  if (!(await deps.log.record(state, events, loaded.revision, cause(state, requestId)))) return null;
-  deps.onOutcome?.(outcome, result.duration_ms);
-  return events.reduce<DeliveryState | null>(evolveDelivery, state);
+  return events;
 }
 
 function cause(state: DeliveryState, requestId: string | null): DeliveryCause {
@@ -158,7 +150,7 @@ async function abandon(deps: AttemptDeps, loaded: LoadedDelivery, now: Date, req
     response_excerpt: null,
     url: state.url,
   };
-  await recordOutcome(deps, loaded, claim, failed, requestId, 'abandoned');
+  if (await deps.log.record(state, outcomeEvents(deps, state, claim, failed), loaded.revision, cause(state, requestId))) deps.onOutcome?.('abandoned', ms);
 }
 
 /** Re-checks the URL (DNS may have changed), signs afresh and sends to the checked addresses. */

@@ -4,12 +4,12 @@ import type { Query } from '../ports/read-model-store.js';
 import type { Clock } from '../shared/clock.js';
 import type { ReadModels } from '../application/read-models.js';
 import { DELIVERY_LOG_RETENTION, webhookDeliveries } from '../../projections/webhook-deliveries.js';
-import type { EventType } from './event-types.js';
+import type { EventType } from '../domain/webhook/event-types.js';
 import type { DeliveryLog } from './delivery-log.js';
-import type { DeliveryState, DeliveryStatus } from './delivery-state.js';
+import type { DeliveryState, DeliveryStatus } from '../domain/webhook/delivery-state.js';
 import type { WebhookDispatcher } from './dispatcher.js';
 import { notConfigured, type EndpointOwner, type WebhookEndpoints } from './endpoints.js';
-import { testEnvelope } from './envelope.js';
+import { testEnvelope } from '../domain/webhook/envelope.js';
 import type { DeliveryScheduler } from './scheduler.js';
 
 /** Spec "Limits": the delivery log shows deliveries created in the last 30 days (the store purges older ones). */

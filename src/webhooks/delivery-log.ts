@@ -1,7 +1,10 @@
-import { WrongExpectedRevisionError, type AppendOptions, type EventMetadata, type EventStore } from '../ports/event-store.js';
-import { deliveryStream, type DeliveryEvent, type DeliveryScheduledData } from './delivery-events.js';
-import { foldDelivery, type DeliveryState } from './delivery-state.js';
-import type { WebhookEnvelope } from './envelope.js';
+import type { AppendOptions, EventStore } from '../ports/event-store.js';
+import type { Environment } from '../domain/environment.js';
+import { handleCommand, type Handled, type ReadStream } from '../application/command-handler.js';
+import { eventMetadata } from '../application/event-metadata.js';
+import { deliveryStream, type DeliveryEvent, type DeliveryScheduledData } from '../domain/webhook/delivery-events.js';
+import { evolveDelivery, foldDelivery, type DeliveryState } from '../domain/webhook/delivery-state.js';
+import type { WebhookEnvelope } from '../domain/webhook/envelope.js';
 
 export interface LoadedDelivery {
   state: DeliveryState;
@@ -16,7 +19,10 @@ export interface DeliveryCause {
   requestId: string | null;
 }
 
-/** Reads and appends `webhook-delivery-` streams; every write expects the revision it read. */
+/**
+ * Reads and appends `webhook-delivery-` streams. Every write is a command (command-handler.ts): it
+ * expects the revision it read.
+ */
 export class DeliveryLog {
   constructor(private readonly events: EventStore) {}
 
@@ -25,17 +31,15 @@ export class DeliveryLog {
    * twice. `durability` as in the event-store port.
    */
   async schedule(data: DeliveryScheduledData, cause: DeliveryCause, durability: AppendOptions['durability'] = 'durable'): Promise<boolean> {
-    try {
-      await this.events.append(
-        deliveryStream(data.delivery_id),
-        [{ type: 'WebhookDeliveryScheduled', data: { ...data }, metadata: metadata(data, cause, data.at) }],
-        { expectedRevision: 'no_stream', durability },
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof WrongExpectedRevisionError) return false;
-      throw err;
-    }
+    const scheduled: DeliveryEvent = { type: 'WebhookDeliveryScheduled', data };
+    const handled = await handleCommand(this.events, deliveryStream(data.delivery_id), DELIVERIES, () => [scheduled], {
+      // The id derives from the source event, so a stream already there is that event's delivery.
+      from: NO_DELIVERY,
+      onConflict: 'return',
+      durability,
+      metadata: () => metadata(data, cause, data.at),
+    });
+    return !handled.conflict;
   }
 
   async load(deliveryId: string): Promise<LoadedDelivery | null> {
@@ -48,32 +52,38 @@ export class DeliveryLog {
     return { state, envelope: scheduled.event, revision: recorded[recorded.length - 1]!.revision };
   }
 
-  /** Appends after `revision`; false when someone else appended first (the caller re-reads). `durability` as in the event-store port. */
+  /**
+   * Appends after `revision`; false when someone else appended first (the caller decides whether to
+   * read again). `durability` as in the event-store port.
+   */
   async record(state: DeliveryState, events: DeliveryEvent[], revision: number, cause: DeliveryCause, durability: AppendOptions['durability'] = 'durable'): Promise<boolean> {
-    const at = events[0]?.data.at ?? state.updated_at;
-    try {
-      await this.events.append(
-        deliveryStream(state.id),
-        events.map((e) => ({ type: e.type, data: { ...e.data }, metadata: metadata(state, cause, at) })),
-        { expectedRevision: revision, durability },
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof WrongExpectedRevisionError) return false;
-      throw err;
-    }
+    const handled = await handleCommand(this.events, deliveryStream(state.id), DELIVERIES, () => events, {
+      from: { state, revision },
+      onConflict: 'return',
+      durability,
+      metadata: () => metadata(state, cause, events[0]?.data.at ?? state.updated_at),
+    });
+    return !handled.conflict;
+  }
+
+  /**
+   * Decides on `from` (the delivery as just read) and appends; after an append by someone else,
+   * decides again on a fresh read, until the decision is appended or is to append nothing.
+   */
+  handle(from: LoadedDelivery, decide: (state: DeliveryState) => DeliveryEvent[], cause: DeliveryCause): Promise<Handled<DeliveryState | null, DeliveryEvent>> {
+    return handleCommand(this.events, deliveryStream(from.state.id), DELIVERIES, (state) => (state ? decide(state) : []), {
+      from,
+      retries: Number.POSITIVE_INFINITY,
+      // Nothing is decided on a missing delivery, so the state here is always one.
+      metadata: (state, events) => metadata(state!, cause, events[0]?.data.at ?? state!.updated_at),
+    });
   }
 }
 
-function metadata(owner: { partner_id: string; environment: string }, cause: DeliveryCause, at: string): EventMetadata {
-  return {
-    partner_id: owner.partner_id,
-    environment: owner.environment,
-    actor: 'system',
-    request_id: cause.requestId,
-    correlation_id: cause.correlationId ?? cause.requestId,
-    causation_id: cause.causationId ?? cause.requestId,
-    schema_version: 1,
-    occurred_at: at,
-  };
+/** A delivery's stream folded (domain/webhook/delivery-state.ts), for the command handler. */
+const DELIVERIES = { initialState: (): DeliveryState | null => null, evolve: evolveDelivery };
+const NO_DELIVERY: ReadStream<DeliveryState | null> = { state: null, revision: 'no_stream' };
+
+function metadata(owner: { partner_id: string; environment: Environment }, cause: DeliveryCause, at: string) {
+  return eventMetadata({ actor: 'system', cause, owner, at });
 }

@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { consumerGroupLag, type AppendOptions, type ConsumerGroup, type ConsumerOutcome, type EventStore, type RecordedEvent } from '../ports/event-store.js';
-import type { Environment } from '../ports/partner-store.js';
-import { isOrderEventType, type OrderEvent } from '../domain/order/events.js';
-import { evolve, rehydrate } from '../domain/order/state.js';
+import type { Environment } from '../domain/environment.js';
+import { isOrderEventType, ORDER_STREAM_PREFIX, type OrderEvent } from '../domain/order/events.js';
+import { foldView } from '../domain/order/state.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
-import { deliveryIdFor, type DeliveryScheduledData } from './delivery-events.js';
+import { deliveryIdFor, type DeliveryScheduledData } from '../domain/webhook/delivery-events.js';
 import type { DeliveryCause, DeliveryLog } from './delivery-log.js';
-import type { DeliveryState } from './delivery-state.js';
+import type { DeliveryState } from '../domain/webhook/delivery-state.js';
 import type { WebhookEndpoints } from './endpoints.js';
-import { orderEnvelopes, type WebhookEnvelope } from './envelope.js';
+import { orderEnvelopes, type WebhookEnvelope } from '../domain/webhook/envelope.js';
 
 export const WEBHOOK_DISPATCHER_GROUP = 'webhook-dispatcher';
 /** A failing event is retried with growing pauses (1 s .. 30 s), then parked for an operator. */
@@ -46,7 +46,7 @@ export class WebhookDispatcher {
     this.stopping = new AbortController(); // started again after a stop when this replica becomes the sender again
     this.group = this.deps.events.consumerGroup({
       group: WEBHOOK_DISPATCHER_GROUP,
-      filter: { streamPrefixes: ['order-'] },
+      filter: { streamPrefixes: [ORDER_STREAM_PREFIX] },
       maxRetries: MAX_RETRIES,
       maxHandlerMs: DISPATCH_HANDLER_MAX_MS,
       onError: (err) => this.deps.logger?.error({ err }, 'webhook dispatcher group failed; it keeps going'),
@@ -88,9 +88,10 @@ export class WebhookDispatcher {
     const facts = history.map((r) => ({ type: r.type, data: r.data }) as OrderEvent);
     const last = facts.pop();
     if (!last || history[history.length - 1]!.id !== e.id) return 'park';
-    const before = rehydrate(facts);
-    const after = evolve(before, last).order!;
-    const envelopes = orderEnvelopes({ id: e.id, type: e.type }, before.order, after).filter(
+    // Stored events, accepted once already: replayed through the machine's table, as the read models do.
+    const before = facts.length > 0 ? foldView(null, facts) : null;
+    const after = foldView(before, [last]);
+    const envelopes = orderEnvelopes({ id: e.id, type: e.type }, before, after).filter(
       (env) => endpoint.events === null || endpoint.events.includes(env.type),
     );
     const cause = { causationId: e.id, correlationId: typeof e.metadata.correlation_id === 'string' ? e.metadata.correlation_id : null, requestId: null };

@@ -1,8 +1,8 @@
 import { ApiError } from '../domain/errors.js';
-import type { Environment } from '../ports/partner-store.js';
+import type { Environment } from '../domain/environment.js';
 import type { WebhookEndpointRecord, WebhookEndpointStore } from '../ports/webhook-endpoint-store.js';
 import type { Clock } from '../shared/clock.js';
-import { unknownEventTypes, type EventType } from './event-types.js';
+import { unknownEventTypes, type EventType } from '../domain/webhook/event-types.js';
 import { decryptSecret, encryptSecret } from './secret-box.js';
 import { newSigningSecret } from './signing.js';
 import { checkWebhookUrl, type Resolver } from './ssrf-guard.js';

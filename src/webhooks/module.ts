@@ -8,7 +8,7 @@ import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import { attemptDelivery } from './attempt.js';
 import { WebhookDeliveries } from './deliveries.js';
 import { DeliveryLog } from './delivery-log.js';
-import type { DeliveryState } from './delivery-state.js';
+import type { DeliveryState } from '../domain/webhook/delivery-state.js';
 import { WEBHOOK_DISPATCHER_GROUP, WebhookDispatcher } from './dispatcher.js';
 import { noopMetrics, type ServiceMetrics, type WebhookAttemptOutcome } from '../shared/metrics.js';
 import { WebhookEndpoints } from './endpoints.js';
@@ -41,6 +41,9 @@ export interface Webhooks {
   /** Held by the one replica that turns order events into deliveries and sends them. */
   lease: Lease;
   start(): Promise<void>;
+  /** Starts no more scheduled attempts (shutting down); in-flight ones go on. */
+  drain(): void;
+  /** Drains, then stops the guarded work (waiting for in-flight attempts) and releases the lease. */
   stop(): Promise<void>;
 }
 
@@ -133,7 +136,11 @@ export function createWebhooks(deps: {
     dispatcher,
     lease,
     start: () => lease.start(sender),
-    stop: () => lease.stop(),
+    drain: () => scheduler.drain(),
+    stop: () => {
+      scheduler.drain();
+      return lease.stop();
+    },
   };
 }
 

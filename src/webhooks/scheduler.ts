@@ -1,9 +1,9 @@
 import { isApiError } from '../domain/errors.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
-import type { AttemptTrigger } from './delivery-events.js';
+import type { AttemptTrigger } from '../domain/webhook/delivery-events.js';
 import { deliveryInProgress } from './attempt.js';
-import { dueAt, type DeliveryState } from './delivery-state.js';
+import { dueAt, type DeliveryState } from '../domain/webhook/delivery-state.js';
 
 export interface SchedulerOptions {
   /** Attempts in flight at once, over all endpoints. */
@@ -38,6 +38,8 @@ export class DeliveryScheduler {
   private readonly entries = new Map<string, Entry>();
   private readonly inFlight = new Map<string, { done: Promise<void>; endpoint: string }>();
   private timer: NodeJS.Timeout | undefined;
+  /** Shutting down: no scheduled attempt starts any more, not even after a start(). */
+  private draining = false;
   private readonly concurrency: number;
   private readonly perEndpoint: number;
 
@@ -50,8 +52,20 @@ export class DeliveryScheduler {
   }
 
   start(): void {
+    if (this.draining) return;
     this.timer ??= setInterval(() => this.pump(), this.options.pollMs ?? 1000);
     this.timer.unref();
+  }
+
+  /**
+   * Starts no more scheduled attempts, for good (the process is shutting down): an attempt started
+   * now could outlast the shutdown's deadline and go unrecorded. Those in flight go on; `stop` waits
+   * for them. What is due stays due in the delivery log for the next sender.
+   */
+  drain(): void {
+    this.draining = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** Stops starting attempts and waits for those in flight (their outcomes are recorded). */
@@ -116,6 +130,7 @@ export class DeliveryScheduler {
   }
 
   private pump(): void {
+    if (this.draining) return;
     const now = this.deps.clock.now().getTime();
     const heads = this.laneHeads();
     const busy = new Map<string, number>();

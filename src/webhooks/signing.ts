@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { randomToken } from '../shared/ids.js';
-import type { EventType } from './event-types.js';
+import type { EventType } from '../domain/webhook/event-types.js';
 
 /** Spec "Limits": a receiver rejects a timestamp more than 5 minutes from its clock, either way. */
 export const SIGNATURE_TOLERANCE_SEC = 300;

@@ -71,6 +71,17 @@ describe('CLI: catalog', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(r.stderr).toContain(`offers[${i}].store_id: unknown store: no-such-store`);
   });
 
+  it('when a string holds an unpaired surrogate, then the import is refused naming its path, and the catalog is unchanged', () => {
+    const before = cli(['catalog', 'export']).stdout;
+    const bad = exported();
+    bad.stores[3].menu.categories[0].items[0].name = 'Falafel \ud800 wrap'; // JSON.stringify writes it as the escape \ud800
+    const r = cli(['catalog', 'import', file('surrogate.json', bad)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('stores[3].menu.categories[0].items[0].name: must be well-formed Unicode');
+    expect(r.stderr).toMatch(/error: .*surrogate\.json was not imported: 1 problem\(s\)/);
+    expect(cli(['catalog', 'export']).stdout).toBe(before);
+  });
+
   it('when the file is missing or not JSON, then one error line and exit 1', () => {
     expect(cli(['catalog', 'import', path.join(dataDir, 'nope.json')])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: cannot read /) });
     expect(cli(['catalog', 'import', file('broken.json', '{"version": ')])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: .* is not valid JSON/) });

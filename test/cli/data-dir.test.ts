@@ -6,6 +6,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { tempDataDir } from '../support/service.js';
 import { ensureBuilt, MAIN, runCli, startChildService, type ChildService } from '../support/child-service.js';
+import { runCliAsync } from '../support/cli-async.js';
 import { newKey, orderBody } from '../support/orders.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 import { MongoClient } from 'mongodb';
@@ -25,6 +26,15 @@ const firstKey = newKey();
 let modesWhileRunning: Record<string, number> = {};
 
 const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
+/** The data directory id a file carries (null when it has none), read without writing. */
+const readId = (file: string): unknown => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'data_directory'").get() ? db.prepare('SELECT id FROM data_directory').pluck().get() : null;
+  } finally {
+    db.close();
+  }
+};
 const root = () => {
   const dir = tempDataDir();
   roots.push(dir);
@@ -124,6 +134,14 @@ describe('the event log is lost', () => {
     expect(refused.status).toBe(1);
     expect(refused.lines).toHaveLength(1);
     expect(refused.lines[0]).toMatch(/events\.db belongs to data directory [0-9a-f-]{36} but service\.db to [0-9a-f-]{36}: .*data-dir adopt --yes/);
+    // A read-only diagnostic reads the log that is there, with a warning, and changes nothing.
+    const ids = () => ['events.db', 'service.db'].map((f) => readId(path.join(dir, f)));
+    const before = ids();
+    const browsed = runCli(dir, ['streams', 'list', '--json']);
+    expect(browsed.code, browsed.stderr).toBe(0);
+    expect(browsed.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^warning: reading .*events\.db alone; the service refuses this directory: .*belongs to data directory/)]);
+    expect(ids()).toEqual(before);
+    expect(runCli(dir, ['partners', 'list']).code).toBe(1); // not a diagnostic of the log
 
     expect(runCli(dir, ['data-dir', 'adopt']).code).toBe(1); // not without --yes
     const adopted = runCli(dir, ['data-dir', 'adopt', '--yes']);
@@ -145,6 +163,13 @@ describe('the event log is lost', () => {
     expect(refused.lines).toHaveLength(1);
     expect(refused.lines[0]).toMatch(/service\.db is missing or empty, but events\.db holds the event log of data directory .*Restore service\.db/);
     expect(fs.existsSync(path.join(dir, 'service.db'))).toBe(false);
+
+    const history = runCli(dir, ['orders', 'history', orderIds[0]!, '--json']);
+    expect(history.code, history.stderr).toBe(0);
+    expect(history.stderr).toMatch(/^warning: reading .*events\.db alone; the service refuses this directory: .*service\.db is missing or empty/);
+    expect((JSON.parse(history.stdout) as { events: unknown[] }).events.length).toBeGreaterThan(0);
+    expect(fs.existsSync(path.join(dir, 'service.db'))).toBe(false);
+    expect(startRefused(dir).lines).toEqual(refused.lines);
   });
 
   it('when a directory from before the id starts, then it gets one; if its log is gone, it is refused all the same', async () => {
@@ -175,8 +200,36 @@ describe('the event log is lost', () => {
 
     const refused = startRefused(legacy);
     expect(refused.status).toBe(1);
-    expect(refused.lines[0]).toMatch(/events\.db is missing or empty, but this data directory has been in use \(service\.db has partners or webhook endpoints; webhook-secrets\.key exists\)/);
+    expect(refused.lines[0]).toMatch(/events\.db is missing or empty, but this data directory has been in use \(service\.db has partners or webhook endpoints\)/);
   });
+
+  it('when both files are removed and only the key file stays, or a key file is placed before the first start, then the directory starts as new', async () => {
+    const reset = copyOfLived();
+    for (const f of fs.readdirSync(reset).filter((f) => f.endsWith('.db') || f.includes('.db-'))) fs.rmSync(path.join(reset, f));
+    expect(fs.existsSync(path.join(reset, 'webhook-secrets.key'))).toBe(true);
+    const service = await startChildService(reset, ENV);
+    await stop(service);
+
+    const placed = path.join(root(), 'placed');
+    fs.mkdirSync(placed, { mode: 0o700 });
+    fs.writeFileSync(path.join(placed, 'webhook-secrets.key'), randomBytes(32), { mode: 0o600 });
+    const listed = runCli(placed, ['partners', 'list']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(readId(path.join(placed, 'events.db'))).toBe(readId(path.join(placed, 'service.db')));
+  });
+});
+
+describe('a new directory', () => {
+  it('when several processes start on it at once, then none is refused and both files get the same id', async () => {
+    for (let round = 0; round < 3; round++) {
+      const dir = path.join(root(), `concurrent-${round}`);
+      const runs = await Promise.all(Array.from({ length: 4 }, () => runCliAsync(dir, ['partners', 'list'])));
+      for (const run of runs) expect(run.code, run.stderr).toBe(0);
+      const id = readId(path.join(dir, 'events.db'));
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(readId(path.join(dir, 'service.db'))).toBe(id);
+    }
+  }, 120_000);
 });
 
 describe('the webhook secrets key', () => {
@@ -190,7 +243,13 @@ describe('the webhook secrets key', () => {
     expect(missing.lines).toHaveLength(1);
     expect(missing.lines[0]).toMatch(/webhook-secrets\.key is missing, but webhook endpoints hold signing secrets sealed with it.*Restore webhook-secrets\.key from a backup/);
     expect(fs.existsSync(keyFile)).toBe(false);
-    expect(runCli(dir, ['partners', 'list']).code).toBe(1);
+    // Commands that do not use the webhook secrets still run; one that does is refused the same way.
+    const listed = runCli(dir, ['partners', 'list']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const ops = runCli(dir, ['ops', orderIds[2]!, 'cancel', '--reason', 'test']);
+    expect(ops.code).toBe(1);
+    expect(ops.stderr).toMatch(/webhook-secrets\.key is missing, but webhook endpoints hold signing secrets/);
+    expect(fs.existsSync(keyFile)).toBe(false);
 
     fs.writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
     const wrong = startRefused(dir);

@@ -14,7 +14,7 @@ import { excludeSystemEvents, persistentSubscriptionToAllSettingsFromDefaults } 
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import { EsdbEventStore } from '../../src/adapters/eventstoredb/event-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
-import { LogPositionError, type ConsumerOutcome, type NewEvent, type RecordedEvent } from '../../src/ports/event-store.js';
+import { LogPositionError, StorageUnavailableError, type ConsumerOutcome, type NewEvent, type RecordedEvent } from '../../src/ports/event-store.js';
 import { EsdbStandIn } from '../support/esdb-stand-in.js';
 import { deferred, ev, eventually } from './event-store.contract.js';
 
@@ -324,6 +324,18 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     expect(pages.length).toBeGreaterThan(0);
     for (const page of pages) expect(page.read!.count).toBeLessThanOrEqual(500n);
     expect(reads.filter((c) => c.read!.streamId !== '$streams').length).toBeLessThanOrEqual(2);
+  });
+
+  it('reads and writes reject with StorageUnavailableError while the server is down', async () => {
+    const { server, store } = await setUp();
+    await store.append(s('order'), [ev('Before')], { expectedRevision: 'no_stream' });
+    await server.stop();
+    standIn = undefined;
+    const unreachable = { name: 'StorageUnavailableError', reason: 'unreachable' };
+    await expect(within(store.readStream(s('order')), 10_000, 'readStream')).rejects.toMatchObject(unreachable);
+    await expect(within(store.readAll({ maxCount: 10 }), 10_000, 'readAll')).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(within(store.headPosition(), 10_000, 'headPosition')).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(within(store.append(s('order'), [ev('After')], { expectedRevision: 'any' }), 10_000, 'append')).rejects.toMatchObject(unreachable);
   });
 
   it('a consumer group reconnects after the server restarts and handles what is appended after', async () => {

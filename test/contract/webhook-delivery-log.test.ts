@@ -11,7 +11,7 @@ import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { indexedFields, querySql } from '../../src/adapters/sqlite/read-model-sql.js';
 import type { IndexSpec, Query } from '../../src/ports/read-model-store.js';
-import type { DeliveryState } from '../../src/webhooks/delivery-state.js';
+import type { DeliveryState } from '../../src/domain/webhook/delivery-state.js';
 import { DELIVERY_LOG_RETENTION, webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import { bearer, type TestPartner } from '../support/service.js';
 import { mongoTestServers, uniqueDbName } from '../support/mongo-server.js';

@@ -4,8 +4,8 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createHttpServer, DEFAULT_HTTP_LIMITS } from '../../src/http/http-server.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { createHttpServer, DEFAULT_HTTP_LIMITS, KEEP_ALIVE_MARGIN_MS } from '../../src/http/http-server.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
 import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
@@ -18,7 +18,7 @@ const lines: Line[] = [];
 const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(JSON.parse(String(chunk)) as Line), cb()) });
 
 // Short limits so that slow clients are cut off within the test's time; the defaults are checked apart.
-const LIMITS = { headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, maxConnections: 4 };
+const LIMITS = { headersTimeoutMs: 1_500, requestTimeoutMs: 2_500, maxConnections: 4, keepAliveTimeoutMs: 500 };
 
 let t: TestService;
 let p: TestPartner;
@@ -145,7 +145,7 @@ describe('slow clients', () => {
     await expectStillServing();
   });
 
-  it('a connection an idle client opened and never used is closed once headersTimeout has passed', async () => {
+  it('a connection an idle client started a request on is closed once headersTimeout has passed', async () => {
     const started = performance.now();
     const socket = net.connect(port, '127.0.0.1');
     socket.on('connect', () => socket.write('G'));
@@ -154,10 +154,40 @@ describe('slow clients', () => {
     await new Promise((resolve) => socket.on('close', resolve));
     expect(performance.now() - started).toBeLessThan(LIMITS.headersTimeoutMs + 5_000);
   });
+
+  it('a connection opened and never used is closed once headersTimeout has passed, without an unasked 408 or a log line', async () => {
+    const logged = lines.length;
+    const started = performance.now();
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d) => (received += d.toString()));
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.on('close', resolve));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(LIMITS.headersTimeoutMs - 50);
+    expect(performance.now() - started).toBeLessThan(LIMITS.headersTimeoutMs + 5_000);
+    expect(received).toBe('');
+    expect(lines.slice(logged).filter((l) => l.msg === 'request refused')).toEqual([]);
+  });
 });
 
 describe('connection cap', () => {
-  const connections = () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+  // Its own server with long timeouts: with the short ones above Node would cut the held idle
+  // connections after about the headers timeout, and a stalled machine would then serve the extra one.
+  let capped: http.Server;
+  let cappedPort: number;
+  const drops: unknown[] = [];
+  beforeAll(async () => {
+    const limits = { headersTimeoutMs: 60_000, requestTimeoutMs: 60_000, maxConnections: LIMITS.maxConnections };
+    capped = createHttpServer(t.service.app.express, { logger: createLogger({ level: 'info', destination: sink }), limits });
+    capped.on('drop', (data) => drops.push(data));
+    await new Promise<void>((resolve) => capped.listen(0, '127.0.0.1', resolve));
+    cappedPort = (capped.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    capped.closeAllConnections();
+    await new Promise((resolve) => capped.close(resolve));
+  });
+  const connections = () => new Promise<number>((resolve, reject) => capped.getConnections((err, n) => (err ? reject(err) : resolve(n))));
 
   it('connections beyond maxConnections are closed as they arrive; a freed slot serves again', async () => {
     await expect.poll(connections, { timeout: 10_000 }).toBe(0);
@@ -166,22 +196,23 @@ describe('connection cap', () => {
         { length: LIMITS.maxConnections },
         () =>
           new Promise<net.Socket>((resolve) => {
-            const s = net.connect(port, '127.0.0.1', () => resolve(s));
+            const s = net.connect(cappedPort, '127.0.0.1', () => resolve(s));
             s.on('error', () => undefined);
           }),
       ),
     );
     await expect.poll(connections, { timeout: 10_000 }).toBe(LIMITS.maxConnections);
-    const extra = net.connect(port, '127.0.0.1');
+    const extra = net.connect(cappedPort, '127.0.0.1');
     let answered = '';
     extra.on('data', (d) => (answered += d.toString()));
     extra.on('error', () => undefined);
     extra.on('connect', () => extra.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
     await new Promise((resolve) => extra.on('close', resolve));
     expect(answered).toBe('');
+    expect(drops).toHaveLength(1); // Node's own report that it refused one for the cap
     held.forEach((s) => s.destroy());
     await expect.poll(connections, { timeout: 10_000 }).toBe(0);
-    const res = await rawRequest(['GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
+    const res = await rawRequest(['GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { to: cappedPort });
     expect(res.status).toBe(200);
   });
 });
@@ -192,18 +223,28 @@ describe('the limits in production', () => {
     expect(plain.headersTimeout).toBe(DEFAULT_HTTP_LIMITS.headersTimeoutMs);
     expect(plain.requestTimeout).toBe(DEFAULT_HTTP_LIMITS.requestTimeoutMs);
     expect(plain.maxConnections).toBe(DEFAULT_HTTP_LIMITS.maxConnections);
-    expect(DEFAULT_HTTP_LIMITS).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000 });
+    expect(plain.keepAliveTimeout).toBe(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs);
+    expect(DEFAULT_HTTP_LIMITS).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000, keepAliveTimeoutMs: 5_000 });
     const config = loadConfig({ DATA_DIR: t.dataDir });
     expect([config.HTTP_REQUEST_TIMEOUT_MS, config.HTTP_MAX_CONNECTIONS]).toEqual([DEFAULT_HTTP_LIMITS.requestTimeoutMs, DEFAULT_HTTP_LIMITS.maxConnections]);
   });
 
-  describe('the service process, with HTTP_REQUEST_TIMEOUT_MS=1500', () => {
+  it('the headers timeout always outlasts the keep-alive timeout: a shorter HTTP_REQUEST_TIMEOUT_MS is refused', () => {
+    const smallest = DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs + KEEP_ALIVE_MARGIN_MS;
+    expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: String(smallest) }).HTTP_REQUEST_TIMEOUT_MS).toBe(smallest);
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: String(smallest - 1) })).toThrow(ConfigError);
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '1500' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS must be at least 6000/);
+    const logger = createLogger({ level: 'silent', pretty: false });
+    expect(() => createHttpServer(t.service.app.express, { logger, limits: { requestTimeoutMs: 5_500 } })).toThrow(RangeError);
+  });
+
+  describe('the service process, with HTTP_REQUEST_TIMEOUT_MS=6000', () => {
     let dataDir: string;
     let child: ChildService;
     beforeAll(async () => {
       ensureBuilt();
       dataDir = tempDataDir();
-      child = await startChildService(dataDir, { HTTP_REQUEST_TIMEOUT_MS: '1500', HTTP_MAX_CONNECTIONS: '50' });
+      child = await startChildService(dataDir, { HTTP_REQUEST_TIMEOUT_MS: '6000', HTTP_MAX_CONNECTIONS: '50' });
     });
     afterAll(async () => {
       child.child.kill('SIGTERM');
@@ -211,13 +252,13 @@ describe('the limits in production', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it('cuts a trickled body off with 408 after about 1.5 s and logs it', async () => {
+    it('cuts a trickled body off with 408 after about 6 s and logs it', async () => {
       const head = 'POST /v1/ping HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n';
       const res = await rawRequest([head, '{', ' '], { everyMs: 200, to: child.port });
       expect(res.status).toBe(408);
       expect(res.body.error?.code).toBe('request_timeout');
-      expect(res.closedAfterMs).toBeGreaterThanOrEqual(1_450);
-      expect(res.closedAfterMs).toBeLessThan(1_500 + 5_000);
+      expect(res.closedAfterMs).toBeGreaterThanOrEqual(5_950);
+      expect(res.closedAfterMs).toBeLessThan(6_000 + 5_000);
       const id = res.headers['x-request-id']!;
       await expect.poll(() => child.output().split('\n').find((l) => l.includes(id)), { timeout: 10_000 }).toMatch(/"msg":"request refused"/);
     });

@@ -30,6 +30,24 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('when generated, then every route that uses a store lists 503 with Retry-After, and the routes that use none (liveness, the document) do not', () => {
+    type Op = { responses: Record<string, { headers?: Record<string, unknown> }> };
+    const doc = t.service.app.openApiDocument() as { paths: Record<string, Record<string, Op>> };
+    const without: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const unavailable = op.responses['503'];
+        if (!unavailable) without.push(`${method} ${path}`);
+        else expect(Object.keys(unavailable.headers ?? {}), `${method} ${path}`).toContain('Retry-After');
+        expect(Object.keys(op.responses['429']?.headers ?? { 'Retry-After': 1 }), `${method} ${path}`).toContain('Retry-After');
+        // Transport-level answers of the HTTP server (docs/api.md, Requests refused before routing).
+        expect(Object.keys(op.responses), `${method} ${path}`).not.toEqual(expect.arrayContaining(['408']));
+        expect(Object.keys(op.responses), `${method} ${path}`).not.toEqual(expect.arrayContaining(['431']));
+      }
+    }
+    expect(without.sort()).toEqual(['get /docs', 'get /healthz', 'get /v1/openapi.json']);
+  });
+
   it('when /docs is opened, then a readable reference page lists the operations', async () => {
     const res = await t.http.get('/docs');
     expect(res.status).toBe(200);

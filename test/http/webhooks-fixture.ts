@@ -6,8 +6,8 @@ import { expect } from 'vitest';
 import type { ManualClock } from '../../src/shared/clock.js';
 import type { Scope } from '../../src/domain/scopes.js';
 import type { WebhookOptions } from '../../src/webhooks/module.js';
-import type { WebhookEnvelope } from '../../src/webhooks/envelope.js';
-import type { PublicOrder } from '../../src/http/presenters/order.js';
+import type { WebhookEnvelope } from '../../src/domain/webhook/envelope.js';
+import type { PublicOrder } from '../../src/domain/order/public-order.js';
 import { bearer, startTestService, type TestPartner } from '../support/service.js';
 
 // Shared by the webhook HTTP tests: a real receiver on loopback and a service whose webhook knobs

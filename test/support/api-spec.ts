@@ -1,8 +1,8 @@
 import type { Response, Test } from 'supertest';
 import { expect } from 'vitest';
-import { eventMetadata } from '../../src/application/orders/context.js';
-import { orderStream } from '../../src/application/orders/order-repository.js';
-import type { AcceptedBy, CancelledBy, Environment, OrderEvent, OrderPlacedData, Rider } from '../../src/domain/order/events.js';
+import { eventMetadata } from '../../src/application/event-metadata.js';
+import type { Environment } from '../../src/domain/environment.js';
+import { orderStream, type AcceptedBy, type CancelledBy, type OrderEvent, type OrderPlacedData, type Rider } from '../../src/domain/order/events.js';
 import type { EventMetadata } from '../../src/ports/event-store.js';
 import { newId } from '../../src/shared/ids.js';
 import type { Http } from './http.js';
@@ -63,7 +63,7 @@ export function existingOrder(placed: OrderPlacedData, ...later: OrderEvent[]): 
   const events: OrderEvent[] = [{ type: 'OrderPlaced', data: placed }, ...later];
   return existingStream(
     orderStream(placed.order_id),
-    events.map((e) => ({ ...e, metadata: eventMetadata({ actor: 'system' }, placed, e.data.at) })),
+    events.map((e) => ({ ...e, metadata: eventMetadata({ actor: 'system', cause: {}, owner: placed, at: e.data.at }) })),
   );
 }
 

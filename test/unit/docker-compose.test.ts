@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configSchema, loadConfig } from '../../src/config.js';
+import { CLOSE_BOUND_MS } from '../../src/composition/shutdown.js';
 
 // docker-compose.yml and the proxy's Caddyfile, checked by reading them (no Docker engine here):
 // services, restart policies, health checks, start order, the service's environment against
@@ -18,6 +19,7 @@ interface Service {
   volumes?: string[];
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] | string; interval?: string; retries?: number };
+  stop_grace_period?: string;
 }
 
 const compose = parse(fs.readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Service> };
@@ -96,6 +98,15 @@ describe('docker-compose.yml', () => {
       expect(config.METRICS_PORT).not.toBe(config.PORT);
     }
     expect(services['api-1']!.environment).toEqual(services['api-2']!.environment);
+  });
+
+  it("then Docker's SIGKILL comes after the replica's own shutdown deadline (grace period plus close bound)", () => {
+    for (const name of apis) {
+      const config = loadConfig({ ...services[name]!.environment!, ADMIN_TOKEN: 'a'.repeat(48), WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') });
+      const match = /^(\d+)s$/.exec(services[name]!.stop_grace_period ?? '');
+      expect(match, `${name}: stop_grace_period in seconds`).not.toBeNull();
+      expect(Number(match![1]) * 1000, name).toBeGreaterThan(config.SHUTDOWN_GRACE_MS + CLOSE_BOUND_MS);
+    }
   });
 
   it('then the metrics port of a replica is never published (it answers without a token)', () => {

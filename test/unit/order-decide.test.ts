@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, type ErrorCode } from '../../src/domain/errors.js';
-import { decide, SANDBOX_RIDER, type NewOrder, type OrderCommand } from '../../src/domain/order/decide.js';
+import { awaitsPayment, decide, SANDBOX_RIDER, type NewOrder, type OrderCommand } from '../../src/domain/order/decide.js';
 import type { OrderEvent } from '../../src/domain/order/events.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../src/domain/order/machine.js';
 import { evolve, initialState, rehydrate, type OrderState } from '../../src/domain/order/state.js';
@@ -109,6 +109,14 @@ describe('decide: every action in every status', () => {
 
   it('answers order_not_found for every action on an order that does not exist', () => {
     for (const action of ACTION_ORDER) given([]).when(ACTIONS[action]).thenThrows(ApiError, refused('order_not_found'));
+  });
+});
+
+describe('awaitsPayment: whether the machine would take a payment of the total now', () => {
+  it('holds for exactly the unpaid card orders that are still placed (payment links, payment_pending)', () => {
+    const awaiting = TABLE.filter(([, , events]) => awaitsPayment(rehydrate(events))).map(([row]) => row);
+    expect(awaiting).toEqual(['card placed, pending', 'card placed, failed']);
+    expect(awaitsPayment(initialState())).toBe(false);
   });
 });
 

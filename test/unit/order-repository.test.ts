@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import type { EventStore, ReadStreamOptions } from '../../src/ports/event-store.js';
-import { OrderRepository, orderStream, type LoadedOrder } from '../../src/application/orders/order-repository.js';
-import type { OrderEvent } from '../../src/domain/order/events.js';
+import { OrderRepository, type LoadedOrder } from '../../src/application/orders/order-repository.js';
+import { orderStream, type OrderEvent } from '../../src/domain/order/events.js';
 import { ev, TOTAL } from './order-fixtures.js';
 
 /** A delivered cash order refunded in two parts: 9 events through most of the machine. */

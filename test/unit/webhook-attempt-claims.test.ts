@@ -7,9 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { attemptDelivery, type AttemptDeps } from '../../src/webhooks/attempt.js';
-import { deliveryStream, type DeliveryScheduledData } from '../../src/webhooks/delivery-events.js';
+import { deliveryStream, type DeliveryScheduledData } from '../../src/domain/webhook/delivery-events.js';
 import { DeliveryLog, type LoadedDelivery } from '../../src/webhooks/delivery-log.js';
-import { ABANDONED_AFTER_MS } from '../../src/webhooks/delivery-state.js';
+import { ABANDONED_AFTER_MS } from '../../src/domain/webhook/delivery-state.js';
 import type { WebhookEndpoints } from '../../src/webhooks/endpoints.js';
 import { DeliveryScheduler } from '../../src/webhooks/scheduler.js';
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { applyEvent, type ProjectedEvent } from '../../projections/projection.js';
 import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import type { StoredDocument } from '../../src/ports/read-model-store.js';
-import { deliveryStream, type AttemptData, type DeliveryEvent } from '../../src/webhooks/delivery-events.js';
-import { dueAt, foldDelivery, type DeliveryState } from '../../src/webhooks/delivery-state.js';
-import { testEnvelope } from '../../src/webhooks/envelope.js';
+import { deliveryStream, type AttemptData, type DeliveryEvent } from '../../src/domain/webhook/delivery-events.js';
+import { dueAt, foldDelivery, type DeliveryState } from '../../src/domain/webhook/delivery-state.js';
+import { testEnvelope } from '../../src/domain/webhook/envelope.js';
 
 const ID = 'whd_1';
 const T0 = '2026-11-21T12:00:00.000Z';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../src/webhooks/event-types.js';
+import { EVENT_TYPES } from '../../src/domain/webhook/event-types.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule.js';
 import { signatureHeader, WEBHOOK_HEADER_NAMES } from '../../src/webhooks/signing.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderEvent } from '../../src/domain/order/events.js';
 import { evolve, rehydrate } from '../../src/domain/order/state.js';
-import { toPublicOrder } from '../../src/http/presenters/order.js';
-import { orderEnvelopes, orderWebhookTypes, testEnvelope, webhookEventId } from '../../src/webhooks/envelope.js';
+import { toPublicOrder } from '../../src/domain/order/public-order.js';
+import { orderEnvelopes, orderWebhookTypes, testEnvelope, webhookEventId } from '../../src/domain/webhook/envelope.js';
 import { at, ev, TOTAL } from './order-fixtures.js';
 
 /** The webhook types of the last event of `events`, folded through the real order machine. */

@@ -5,7 +5,7 @@ import {
   isEventType,
   ORDER_EVENT_TYPES,
   unknownEventTypes,
-} from '../../src/webhooks/event-types.js';
+} from '../../src/domain/webhook/event-types.js';
 
 describe('event types', () => {
   it('when listed, then they are exactly the spec table', () => {

@@ -3,8 +3,10 @@ import {
   NO_STREAM,
   START,
   STREAM_EXISTS,
+  DeadlineExceededError,
   UnavailableError,
   WrongExpectedVersionError,
+  convertToCommandError,
   eventTypeFilter,
   excludeSystemEvents,
   streamNameFilter,
@@ -19,9 +21,9 @@ import {
   WrongExpectedRevisionError,
   matchesFilter as matchesStreamFilter,
   type EventFilter,
-  type EventMetadata,
   type ExpectedRevision,
   type RecordedEvent,
+  type StoredMetadata,
 } from '../../ports/event-store.js';
 
 export function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
@@ -36,10 +38,23 @@ export function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevisi
  * reached -> StorageUnavailableError; anything else unchanged.
  */
 export function mapAppendError(err: unknown, streamId: string, expected: ExpectedRevision): unknown {
-  if (err instanceof UnavailableError) return new StorageUnavailableError('event store', 'unreachable', { cause: err });
-  if (!(err instanceof WrongExpectedVersionError)) return err;
+  if (!(err instanceof WrongExpectedVersionError)) return mapUnreachable(err);
   const actual = typeof err.actualVersion === 'bigint' ? Number(err.actualVersion) : 'no_stream';
   return new WrongExpectedRevisionError(streamId, expected, actual);
+}
+
+/**
+ * A server that cannot be reached (no connection, or no answer before the deadline) ->
+ * StorageUnavailableError, for reads as for writes: callers answer 503 instead of 500 and the
+ * storage watch notices; anything else unchanged.
+ */
+export function mapUnreachable(err: unknown): unknown {
+  // The batch-append path rejects with the raw gRPC error (status 14 when there is no connection).
+  const typed = err instanceof Error ? convertToCommandError(err) : err;
+  if (typed instanceof UnavailableError || typed instanceof DeadlineExceededError) {
+    return new StorageUnavailableError('event store', 'unreachable', { cause: err });
+  }
+  return err;
 }
 
 /**
@@ -66,14 +81,14 @@ export type ForeignEventHandler = (event: { id: string; streamId: string; type: 
 const CORRELATION_ID = '$correlationId';
 const CAUSATION_ID = '$causationId';
 
-export function toEsdbMetadata(metadata: EventMetadata): Record<string, unknown> {
+export function toEsdbMetadata(metadata: StoredMetadata): Record<string, unknown> {
   const out: Record<string, unknown> = { ...metadata };
   if (typeof metadata.correlation_id === 'string') out[CORRELATION_ID] = metadata.correlation_id;
   if (typeof metadata.causation_id === 'string') out[CAUSATION_ID] = metadata.causation_id;
   return out;
 }
 
-function fromEsdbMetadata(metadata: unknown): EventMetadata {
+function fromEsdbMetadata(metadata: unknown): StoredMetadata {
   if (!isPlainObject(metadata)) return {};
   if (!(CORRELATION_ID in metadata) && !(CAUSATION_ID in metadata)) return metadata;
   const { [CORRELATION_ID]: _correlation, [CAUSATION_ID]: _causation, ...rest } = metadata;

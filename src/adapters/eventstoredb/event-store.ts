@@ -39,6 +39,7 @@ import {
   fromPosition,
   isServiceEvent,
   mapAppendError,
+  mapUnreachable,
   matchesFilter,
   serverFilter,
   toEsdbExpected,
@@ -108,7 +109,7 @@ export class EsdbEventStore implements EventStore {
     } catch (err) {
       // Thrown while iterating, not by readStream() itself.
       if (err instanceof StreamNotFoundError) return [];
-      throw err;
+      throw mapUnreachable(err);
     }
     return out;
   }
@@ -132,7 +133,7 @@ export class EsdbEventStore implements EventStore {
           if (out.length >= maxCount) break;
         }
       } catch (err) {
-        throw await this.positionError(err, from);
+        throw mapUnreachable(await this.positionError(err, from));
       }
       // A read from an event's position returns at least that event: nothing at all means the
       // position is past the end of the log (the server answers such a read with no error).
@@ -194,6 +195,14 @@ export class EsdbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<bigint> {
+    try {
+      return await this.readHeadPosition();
+    } catch (err) {
+      throw mapUnreachable(err);
+    }
+  }
+
+  private async readHeadPosition(): Promise<bigint> {
     let from: ReadPosition = END;
     let before: bigint | undefined;
     for (;;) {
@@ -212,8 +221,12 @@ export class EsdbEventStore implements EventStore {
   }
 
   async setStreamMaxCount(streamId: string, maxCount: number): Promise<void> {
-    const current = await this.client.getStreamMetadata(streamId);
-    await this.client.setStreamMetadata(streamId, { ...current.metadata, maxCount });
+    try {
+      const current = await this.client.getStreamMetadata(streamId);
+      await this.client.setStreamMetadata(streamId, { ...current.metadata, maxCount });
+    } catch (err) {
+      throw mapUnreachable(err);
+    }
   }
 
   async listStreams(options: { prefix?: string; limit?: number } = {}): Promise<StreamInfo[]> {

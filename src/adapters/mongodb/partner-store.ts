@@ -1,5 +1,8 @@
 import type { Collection, Db } from 'mongodb';
 import type { ApiKeyRecord, Partner, PartnerStore } from '../../ports/partner-store.js';
+import { mongoCall } from './storage-errors.js';
+
+const STORE = 'partner store';
 
 type PartnerDoc = Partner & { _id: string };
 type KeyDoc = ApiKeyRecord & { _id: string };
@@ -21,11 +24,11 @@ export class MongoPartnerStore implements PartnerStore {
   }
 
   async createPartner(partner: Partner): Promise<void> {
-    await this.partners.insertOne({ _id: partner.id, ...partner });
+    await mongoCall(STORE, () => this.partners.insertOne({ _id: partner.id, ...partner }));
   }
 
   async getPartner(id: string): Promise<Partner | null> {
-    const doc = await this.partners.findOne({ _id: id });
+    const doc = await mongoCall(STORE, () => this.partners.findOne({ _id: id }));
     return doc ? strip(doc) : null;
   }
 
@@ -34,7 +37,7 @@ export class MongoPartnerStore implements PartnerStore {
   }
 
   async createKey(key: ApiKeyRecord): Promise<void> {
-    await this.keys.insertOne({ _id: key.id, ...key });
+    await mongoCall(STORE, () => this.keys.insertOne({ _id: key.id, ...key }));
   }
 
   async listKeys(partnerId: string): Promise<ApiKeyRecord[]> {
@@ -42,15 +45,17 @@ export class MongoPartnerStore implements PartnerStore {
   }
 
   async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    const doc = await this.keys.findOne({ key_hash: keyHash });
+    const doc = await mongoCall(STORE, () => this.keys.findOne({ key_hash: keyHash }));
     return doc ? strip(doc) : null;
   }
 
   async revokeKey(keyId: string, at: string): Promise<boolean> {
-    const found = await this.keys.findOne({ _id: keyId });
-    if (!found) return false;
-    await this.keys.updateOne({ _id: keyId, revoked_at: null }, { $set: { revoked_at: at } });
-    return true;
+    return mongoCall(STORE, async () => {
+      const found = await this.keys.findOne({ _id: keyId });
+      if (!found) return false;
+      await this.keys.updateOne({ _id: keyId, revoked_at: null }, { $set: { revoked_at: at } });
+      return true;
+    });
   }
 
   async ping(): Promise<void> {

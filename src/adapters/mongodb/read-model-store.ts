@@ -1,6 +1,7 @@
 import { Long, MongoServerError, type AnyBulkWriteOperation, type Db, type Document, type Filter } from 'mongodb';
 import type { FieldValue, IndexSpec, Query, ReadModelStore, Retention, StoredDocument } from '../../ports/read-model-store.js';
 import { Claims, isDuplicateKey, updatesAreAtomic } from './claims.js';
+import { mongoCall } from './storage-errors.js';
 
 type Row = {
   _id: string;
@@ -13,6 +14,7 @@ type Row = {
 type CheckpointRow = { _id: string; position: Long | number };
 
 const CHECKPOINTS = 'projection_checkpoints';
+const STORE = 'read model store';
 const RETENTION_INDEX = 'retention_date_ttl';
 /** MongoDB's "NotImplemented": FerretDB's answer to `expireAfterSeconds`. */
 const NOT_IMPLEMENTED = 238;
@@ -81,11 +83,15 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async get<D>(collection: string, id: string): Promise<StoredDocument<D> | null> {
-    const row = await this.rows(collection).findOne({ _id: id });
+    const row = await mongoCall(STORE, () => this.rows(collection).findOne({ _id: id }));
     return row ? toStored<D>(row) : null;
   }
 
-  async put<D>(collection: string, next: StoredDocument<D>, expectedSeq: number | null): Promise<boolean> {
+  put<D>(collection: string, next: StoredDocument<D>, expectedSeq: number | null): Promise<boolean> {
+    return mongoCall(STORE, () => this.write(collection, next, expectedSeq));
+  }
+
+  private async write<D>(collection: string, next: StoredDocument<D>, expectedSeq: number | null): Promise<boolean> {
     const row: Omit<Row, '_id'> = { seq: next.seq, versions: next.versions, doc: next.doc as Record<string, unknown> };
     const date = this.retentionDate(collection, row.doc);
     if (date) row.retention_date = date;
@@ -114,11 +120,13 @@ export class MongoReadModelStore implements ReadModelStore {
     }
     if (q.after) and.push(afterFilter(`doc.${q.sort.field}`, asc, q.after));
     const dir = asc ? 1 : -1;
-    const rows = await this.rows(collection)
-      .find({ $and: and })
-      .sort({ [`doc.${q.sort.field}`]: dir, _id: dir })
-      .limit(q.limit)
-      .toArray();
+    const rows = await mongoCall(STORE, () =>
+      this.rows(collection)
+        .find({ $and: and })
+        .sort({ [`doc.${q.sort.field}`]: dir, _id: dir })
+        .limit(q.limit)
+        .toArray(),
+    );
     return rows.map((r) => toStored<D>(r));
   }
 

@@ -1,11 +1,13 @@
 import type { Collection, Db } from 'mongodb';
-import type { Environment } from '../../ports/partner-store.js';
+import type { Environment } from '../../domain/environment.js';
 import type { WebhookEndpointRecord, WebhookEndpointStore } from '../../ports/webhook-endpoint-store.js';
 import { Claims, isDuplicateKey, updatesAreAtomic } from './claims.js';
+import { mongoCall } from './storage-errors.js';
 
 type EndpointDoc = WebhookEndpointRecord & { _id: string };
 
 const COLLECTION = 'webhook_endpoints';
+const STORE = 'webhook endpoint store';
 const idOf = (partnerId: string, environment: Environment) => `${partnerId}:${environment}`;
 
 /**
@@ -23,13 +25,17 @@ export class MongoWebhookEndpointStore implements WebhookEndpointStore {
   }
 
   async get(partnerId: string, environment: Environment): Promise<WebhookEndpointRecord | null> {
-    const doc = await this.endpoints.findOne({ _id: idOf(partnerId, environment) });
+    const doc = await mongoCall(STORE, () => this.endpoints.findOne({ _id: idOf(partnerId, environment) }));
     if (!doc) return null;
     const { _id, ...record } = doc;
     return record;
   }
 
-  async save(record: WebhookEndpointRecord, expectedVersion: number | null): Promise<boolean> {
+  save(record: WebhookEndpointRecord, expectedVersion: number | null): Promise<boolean> {
+    return mongoCall(STORE, () => this.write(record, expectedVersion));
+  }
+
+  private async write(record: WebhookEndpointRecord, expectedVersion: number | null): Promise<boolean> {
     const _id = idOf(record.partner_id, record.environment);
     if (expectedVersion === null) {
       try {

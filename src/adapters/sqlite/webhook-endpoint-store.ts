@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { Environment } from '../../ports/partner-store.js';
+import type { Environment } from '../../domain/environment.js';
 import type { WebhookEndpointRecord, WebhookEndpointStore } from '../../ports/webhook-endpoint-store.js';
-import type { EventType } from '../../webhooks/event-types.js';
+import type { EventType } from '../../domain/webhook/event-types.js';
 import { storageError } from './storage-errors.js';
 
 const SCHEMA = `

@@ -2,6 +2,7 @@ import { consumerGroupLag, type ConsumerGroup, type EventStore, type RecordedEve
 import { isApiError } from '../../domain/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { CatalogReader, OrderService } from './order-service.js';
+import { ORDER_STREAM_PREFIX, orderIdOf } from '../../domain/order/events.js';
 import type { OrderView } from '../../domain/order/state.js';
 
 export const AUTO_ACCEPT_GROUP = 'auto-accept';
@@ -20,7 +21,7 @@ export class AutoAccept {
   async start(): Promise<void> {
     this.group = this.deps.events.consumerGroup({
       group: AUTO_ACCEPT_GROUP,
-      filter: { streamPrefixes: ['order-'], eventTypes: ['OrderPlaced', 'PaymentSucceeded'] },
+      filter: { streamPrefixes: [ORDER_STREAM_PREFIX], eventTypes: ['OrderPlaced', 'PaymentSucceeded'] },
       // Orders are independent, and each acceptance waits for its append to reach the disk: one at
       // a time, a busy service places orders faster than they are accepted.
       concurrency: AUTO_ACCEPT_CONCURRENCY,
@@ -40,20 +41,19 @@ export class AutoAccept {
 
   private async handle(e: RecordedEvent): Promise<'ack'> {
     const { orders, catalog } = this.deps;
-    const accepts = (order: OrderView) =>
-      order.environment === 'live' &&
-      order.status === 'placed' &&
-      (order.payment_method === 'cash' || order.payment_status === 'paid') &&
-      catalog.current().store(order.store.id)?.auto_accept === true;
+    const orderId = orderIdOf(e.streamId);
+    if (orderId === null) return 'ack';
+    // Which orders the store wants accepted; whether this one may be accepted now is the machine's call.
+    const wanted = (order: OrderView) => order.environment === 'live' && catalog.current().store(order.store.id)?.auto_accept === true;
     try {
       await orders.operateIf(
         { actor: 'restaurant', correlationId: String(e.metadata.correlation_id ?? e.id), causationId: e.id },
-        e.streamId.slice('order-'.length),
-        accepts,
+        orderId,
+        wanted,
         { type: 'accept', by: 'auto' },
       );
     } catch (err) {
-      // The machine refused (the order moved on between the read and the decision): nothing to do.
+      // The machine refused (a card order not paid yet, or one that has moved on): nothing to do.
       if (!isApiError(err)) throw err;
     }
     return 'ack';

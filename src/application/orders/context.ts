@@ -1,10 +1,9 @@
-import type { EventMetadata } from '../../ports/event-store.js';
-import type { Environment } from '../../ports/partner-store.js';
-
-export type Actor = 'partner' | 'restaurant' | 'rider' | 'support' | 'sandbox' | 'system';
+import type { Actor } from '../../ports/event-store.js';
+import type { Environment } from '../../domain/environment.js';
+import type { EventCause } from '../event-metadata.js';
 
 /** Who is acting, for authorisation (partner + environment) and for every event's metadata. */
-export interface CommandContext {
+export interface CommandContext extends EventCause {
   actor: Actor;
   /** Set for partner and sandbox actors; the order must belong to them. */
   partnerId?: string;
@@ -14,20 +13,4 @@ export interface CommandContext {
   clientRequestId?: string | undefined;
   correlationId?: string;
   causationId?: string;
-}
-
-export const EVENT_SCHEMA_VERSION = 1;
-
-export function eventMetadata(ctx: CommandContext, order: { partner_id: string; environment: Environment }, at: string): EventMetadata {
-  return {
-    partner_id: order.partner_id,
-    environment: order.environment,
-    actor: ctx.actor,
-    request_id: ctx.requestId ?? null,
-    ...(ctx.clientRequestId ? { client_request_id: ctx.clientRequestId } : {}),
-    correlation_id: ctx.correlationId ?? ctx.requestId ?? null,
-    causation_id: ctx.causationId ?? ctx.requestId ?? null,
-    schema_version: EVENT_SCHEMA_VERSION,
-    occurred_at: at,
-  };
 }

@@ -1,10 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
-import { WrongExpectedRevisionError, type EventStore } from '../../ports/event-store.js';
-import type { Environment } from '../../ports/partner-store.js';
+import type { EventStore } from '../../ports/event-store.js';
+import type { Environment } from '../../domain/environment.js';
 import { ApiError } from '../../domain/errors.js';
 import { sha256Hex } from '../../shared/ids.js';
-import { EVENT_SCHEMA_VERSION } from './context.js';
+import { handleCommand } from '../command-handler.js';
+import { eventMetadata } from '../event-metadata.js';
 
 /**
  * An Idempotency-Key is claimed by creating its own stream (expected revision "no stream"), so
@@ -91,6 +92,11 @@ export class IdempotencyKeys {
     return claim !== undefined && this.matched.get(claim) === received ? claim : null;
   }
 
+  /** The claim of `stream` when it is kept here; null otherwise (this never reads the store). */
+  known(stream: string): Claim | null {
+    return this.kept?.get(stream) ?? null;
+  }
+
   /** Throws idempotency_conflict unless `body` (JSON data: the validated request) hashes to the claim's request hash. */
   assertSameBody(claim: Claim, body: unknown): void {
     assertSameRequest(claim, requestHash(body));
@@ -110,39 +116,33 @@ export class IdempotencyKeys {
 
   /** Returns the claim that holds: ours when we won, the earlier one otherwise. */
   async claim(stream: string, claim: Claim, meta: { partner_id: string; environment: Environment; request_id?: string; client_request_id?: string; at: string }): Promise<{ won: boolean; claim: Claim }> {
-    try {
-      await this.store.append(
-        stream,
-        [
-          {
-            type: 'IdempotencyKeyClaimed',
-            data: { ...claim, claimed_at: meta.at },
-            metadata: {
-              partner_id: meta.partner_id,
-              environment: meta.environment,
-              actor: 'partner',
-              request_id: meta.request_id ?? null,
-              ...(meta.client_request_id ? { client_request_id: meta.client_request_id } : {}),
-              correlation_id: meta.request_id ?? null,
-              causation_id: meta.request_id ?? null,
-              schema_version: EVENT_SCHEMA_VERSION,
-              occurred_at: meta.at,
-            },
-          },
-        ],
-        // 'ordered': the claim need not be durable before the order is appended, only before the
-        // answer, and the order's own append is durable only with the claim.
-        { expectedRevision: 'no_stream', durability: 'ordered' },
-      );
-      return { won: true, claim: this.keep(stream, claim) };
-    } catch (err) {
-      if (!(err instanceof WrongExpectedRevisionError)) throw err;
-      const existing = await this.find(stream);
-      if (!existing) throw err;
-      return { won: false, claim: existing };
-    }
+    const claimed: ClaimEvent = { type: 'IdempotencyKeyClaimed', data: { ...claim, claimed_at: meta.at } };
+    const handled = await handleCommand(this.store, stream, CLAIMS, (held) => (held ? [] : [claimed]), {
+      // The caller has just found no claim, so the first decision is made without reading. When
+      // another request claims first, the next read finds its claim, and nothing more is decided.
+      from: { state: null, revision: 'no_stream' },
+      read: async () => {
+        const held = await this.find(stream);
+        return { state: held, revision: held ? 0 : 'no_stream' }; // a claim is the only event of its stream
+      },
+      metadata: () =>
+        eventMetadata({ actor: 'partner', cause: { requestId: meta.request_id, clientRequestId: meta.client_request_id }, owner: meta, at: meta.at }),
+      // 'ordered': the claim need not be durable before the order is appended, only before the
+      // answer, and the order's own append is durable only with the claim.
+      durability: 'ordered',
+    });
+    if (handled.events.length > 0) return { won: true, claim: this.keep(stream, claim) };
+    return { won: false, claim: handled.state! };
   }
 }
+
+type ClaimEvent = { type: 'IdempotencyKeyClaimed'; data: Claim & { claimed_at: string } };
+
+/** A claim stream folded: its one event, the claim. */
+const CLAIMS = {
+  initialState: (): Claim | null => null,
+  evolve: (held: Claim | null, e: ClaimEvent): Claim | null => held ?? { request_hash: e.data.request_hash, order_id: e.data.order_id },
+};
 
 export function assertSameRequest(claim: Claim, hash: string): void {
   if (claim.request_hash !== hash) {

@@ -1,10 +1,10 @@
 import { LRUCache } from 'lru-cache';
-import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../ports/event-store.js';
-import type { OrderEvent } from '../../domain/order/events.js';
-import { fold, initialState, type OrderState } from '../../domain/order/state.js';
-import { eventMetadata, type CommandContext } from './context.js';
-
-export const orderStream = (orderId: string): string => `order-${orderId}`;
+import type { EventStore, RecordedEvent } from '../../ports/event-store.js';
+import { orderStream, type OrderEvent } from '../../domain/order/events.js';
+import { evolve, fold, initialState, type OrderState } from '../../domain/order/state.js';
+import { handleCommand } from '../command-handler.js';
+import { eventMetadata } from '../event-metadata.js';
+import type { CommandContext } from './context.js';
 
 export interface LoadedOrder {
   state: OrderState;
@@ -19,12 +19,13 @@ export interface HandledCommand {
   position: bigint;
 }
 
-const MAX_ATTEMPTS = 10;
-
 const NO_ORDER: LoadedOrder = Object.freeze({ state: initialState(), revision: 'no_stream' });
 
 /** Folded orders kept per repository (per process) by default: a few KB each. */
 export const DEFAULT_CACHED_ORDERS = 2000;
+
+/** The order decider's fold (state.ts), for the command handler. */
+const ORDERS = { initialState, evolve };
 
 /** Order streams: read + fold, and decide + append with the revision that was read. */
 export class OrderRepository {
@@ -59,9 +60,9 @@ export class OrderRepository {
   }
 
   /**
-   * Runs `decide` on the current state and appends what it returns, expecting the revision it read.
-   * A concurrent writer makes the append fail; the command is then decided again on a fresh read,
-   * so two commands never both win on the same revision and no update is lost.
+   * Runs `decide` on the order as `load` gives it and appends what it returns, expecting the
+   * revision it read; a conflict is decided again on a fresh read (handleCommand). `at` is read
+   * once per decision: the time of its events.
    */
   async handle(
     orderId: string,
@@ -70,25 +71,20 @@ export class OrderRepository {
     decide: (state: OrderState, at: string) => OrderEvent[],
     options: { newStream?: boolean } = {},
   ): Promise<HandledCommand> {
-    for (let attempt = 1; ; attempt++) {
+    const handled = await handleCommand(this.store, orderStream(orderId), ORDERS, (state) => decide(state, at()), {
       // `newStream`: the caller has just made the id up, so there is nothing to read yet; if it is
       // wrong after all, the append's `no_stream` expectation fails and the next attempt reads.
-      const { state, revision } = attempt === 1 && options.newStream ? NO_ORDER : await this.load(orderId);
-      const now = at();
-      const events = decide(state, now);
-      if (events.length === 0) return { state, events, position: 0n };
-      const owner = state.order ?? placedOwner(events);
-      const result = await this.append(orderId, events, revision, ctx, owner, now).catch((err: unknown) => {
-        if (err instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) return null;
-        throw err;
-      });
-      if (!result) continue;
-      // Kept as if loaded: the next command on this order (auto-accept, a minute later a payment)
-      // then reads only what was appended after it instead of the whole stream again.
-      const next = frozen(fold(state, events));
-      this.folded.set(orderId, { state: next, revision: result.nextExpectedRevision });
-      return { state: next, events, position: result.position };
-    }
+      ...(options.newStream ? { from: NO_ORDER } : {}),
+      read: () => this.load(orderId),
+      metadata: (state, events) =>
+        eventMetadata({ actor: ctx.actor, cause: ctx, owner: state.order ?? placedOwner(events), at: events[0]!.data.at }),
+    });
+    if (handled.position === undefined) return { state: handled.state, events: handled.events, position: 0n };
+    // Kept as if loaded: the next command on this order (auto-accept, a minute later a payment)
+    // then reads only what was appended after it instead of the whole stream again.
+    const next = frozen(handled.state);
+    this.folded.set(orderId, { state: next, revision: handled.revision as number });
+    return { state: next, events: handled.events, position: handled.position };
   }
 
   /** Folds `recorded` onto `from` and keeps the result. */
@@ -98,25 +94,9 @@ export class OrderRepository {
     this.folded.set(orderId, loaded);
     return loaded;
   }
-
-  private append(
-    orderId: string,
-    events: OrderEvent[],
-    revision: number | 'no_stream',
-    ctx: CommandContext,
-    owner: { partner_id: string; environment: 'live' | 'sandbox' },
-    at: string,
-  ) {
-    const metadata = eventMetadata(ctx, owner, at);
-    return this.store.append(
-      orderStream(orderId),
-      events.map((e) => ({ type: e.type, data: e.data as unknown as Record<string, unknown>, metadata })),
-      { expectedRevision: revision },
-    );
-  }
 }
 
-function placedOwner(events: OrderEvent[]) {
+function placedOwner(events: readonly OrderEvent[]) {
   const placed = events.find((e) => e.type === 'OrderPlaced');
   if (!placed || placed.type !== 'OrderPlaced') throw new Error('a command on a missing order must place it');
   return { partner_id: placed.data.partner_id, environment: placed.data.environment };

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.js';
 import { ApiError } from '../../domain/errors.js';
 import { fromMajor, MAX_TIP, maxTipMinor } from '../../domain/money.js';
 import type { CatalogIndex } from '../../domain/catalog/catalog-index.js';
-import { decide, type NewOrder, type OrderCommand } from '../../domain/order/decide.js';
+import { awaitsPayment, decide, type NewOrder, type OrderCommand } from '../../domain/order/decide.js';
 import type { OrderState, OrderView } from '../../domain/order/state.js';
 import { priceOrder, type OrderLineRequest } from '../../domain/order/pricing.js';
 import type { Point } from '../../domain/catalog/model.js';
@@ -55,13 +55,20 @@ export class OrderService {
 
   /**
    * A retry of a placement whose body this process has already validated and matched to the key
-   * (`received`: the body's bytes as received): the order as it is now, without validating the body
-   * again. Null when that is not known here, or the order is not there yet (a crash, or the first
-   * request still working): the caller then validates the body and calls `place`.
+   * (`received`: the body's bytes as received, which `remember` was given): the order as it is now,
+   * without validating the body again. Null when that is not known here, or the order is not there
+   * yet (a crash, or the first request still working): the caller then validates the body and calls
+   * `place`. The HTTP edge's fast path for retries; a placement itself never sees the bytes.
    */
   async replay(ctx: PartnerContext, idempotencyKey: string, received: string): Promise<OrderView | null> {
     const claim = this.keys.retry(idempotencyStream(ctx.environment, ctx.partnerId, idempotencyKey), received);
     return claim ? (await this.orders.load(claim.order_id)).state.order : null;
+  }
+
+  /** `received` is the body of a placement with this key that `place` has just accepted: see `replay`. */
+  remember(ctx: PartnerContext, idempotencyKey: string, received: string): void {
+    const claim = this.keys.known(idempotencyStream(ctx.environment, ctx.partnerId, idempotencyKey));
+    if (claim) this.keys.remember(claim, received);
   }
 
   /**
@@ -69,12 +76,11 @@ export class OrderService {
    * never re-validates; a different body is a conflict; a claim left without an order (a crash, or a
    * concurrent request still working) is completed by whichever request gets to append the order.
    */
-  async place(ctx: PartnerContext, idempotencyKey: string, input: PlaceOrderInput, received?: string): Promise<OrderResult & { created: boolean }> {
+  async place(ctx: PartnerContext, idempotencyKey: string, input: PlaceOrderInput): Promise<OrderResult & { created: boolean }> {
     const stream = idempotencyStream(ctx.environment, ctx.partnerId, idempotencyKey);
     let claim = await this.keys.find(stream);
     if (claim) {
       this.keys.assertSameBody(claim, input);
-      if (received !== undefined) this.keys.remember(claim, received);
       const existing = await this.orders.load(claim.order_id);
       if (existing.state.order) return { order: existing.state.order, created: false };
     }
@@ -93,7 +99,6 @@ export class OrderService {
       });
       claim = result.claim;
       assertSameRequest(claim, hash);
-      if (received !== undefined) this.keys.remember(claim, received);
       newStream = result.won;
       order.order_id = claim.order_id;
     }
@@ -158,13 +163,11 @@ export class OrderService {
     return this.partnerCommand({ ...ctx, actor: 'sandbox' }, orderId, { type: 'sandboxAdvance' });
   }
 
+  /** A link for a payment the order machine would take now; the checks after it only explain a refusal. */
   async paymentLink(ctx: PartnerContext, orderId: string): Promise<{ order: OrderView; link: PaymentLink }> {
-    const order = await this.get(ctx, orderId);
-    if (order.payment_method !== 'card') throw new ApiError('payment_not_required', 'Cash orders are paid on delivery or collection.');
-    if (order.payment_status === 'paid' || order.payment_status === 'refunded' || order.payment_status === 'partially_refunded') {
-      throw new ApiError('payment_not_required', 'This order is already paid.');
-    }
-    if (order.status !== 'placed') throw new ApiError('invalid_transition', `The order is ${order.status}; it can no longer be paid.`);
+    const { state } = await this.orders.load(orderId);
+    const order = ownedBy(ctx, state, orderId);
+    if (!awaitsPayment(state)) throw notPayable(order);
     const link = await this.deps.payments.createLink({
       order_id: order.order_id,
       environment: order.environment,
@@ -211,6 +214,14 @@ function ownedBy(ctx: PartnerContext, state: OrderState, orderId: string): Order
     throw new ApiError('order_not_found', `No order with id ${orderId}.`, { param: 'order_id' });
   }
   return order;
+}
+
+function notPayable(order: OrderView): ApiError {
+  if (order.payment_method !== 'card') return new ApiError('payment_not_required', 'Cash orders are paid on delivery or collection.');
+  if (order.payment_status === 'paid' || order.payment_status === 'refunded' || order.payment_status === 'partially_refunded') {
+    return new ApiError('payment_not_required', 'This order is already paid.');
+  }
+  return new ApiError('invalid_transition', `The order is ${order.status}; it can no longer be paid.`);
 }
 
 function newOrderId(environment: 'live' | 'sandbox'): string {

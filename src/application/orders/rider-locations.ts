@@ -2,7 +2,8 @@ import type { EventStore } from '../../ports/event-store.js';
 import { ApiError } from '../../domain/errors.js';
 import type { OrderView } from '../../domain/order/state.js';
 import type { Clock } from '../../shared/clock.js';
-import { eventMetadata, type CommandContext } from './context.js';
+import { eventMetadata } from '../event-metadata.js';
+import type { CommandContext } from './context.js';
 
 /**
  * Rider positions are frequent and disposable, so they live in their own bounded stream
@@ -26,7 +27,7 @@ export class RiderLocations {
     const stream = riderStream(order.order_id);
     const result = await this.deps.events.append(
       stream,
-      [{ type: 'RiderLocationUpdated', data: { order_id: order.order_id, lat: point.lat, lng: point.lng, at }, metadata: eventMetadata(ctx, order, at) }],
+      [{ type: 'RiderLocationUpdated', data: { order_id: order.order_id, lat: point.lat, lng: point.lng, at }, metadata: eventMetadata({ actor: ctx.actor, cause: ctx, owner: order, at }) }],
       { expectedRevision: 'any' },
     );
     if (result.nextExpectedRevision === 0) await this.deps.events.setStreamMaxCount(stream, RIDER_STREAM_MAX_COUNT);

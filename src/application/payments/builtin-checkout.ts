@@ -1,10 +1,11 @@
-import { WrongExpectedRevisionError, type EventStore } from '../../ports/event-store.js';
+import type { EventStore } from '../../ports/event-store.js';
 import type { PaymentLink, PaymentProvider } from '../../ports/payment-provider.js';
-import type { Environment } from '../../ports/partner-store.js';
+import type { Environment } from '../../domain/environment.js';
 import type { Currency } from '../../domain/money.js';
 import type { Clock } from '../../shared/clock.js';
 import { randomToken, sha256Hex } from '../../shared/ids.js';
-import { EVENT_SCHEMA_VERSION } from '../orders/context.js';
+import { handleCommand, type ReadStream } from '../command-handler.js';
+import { eventMetadata } from '../event-metadata.js';
 
 export interface CheckoutSession {
   order_id: string;
@@ -31,25 +32,21 @@ export class BuiltinCheckout implements PaymentProvider {
     const sessionId = `cs_${randomToken(24)}`;
     const now = this.deps.clock.now();
     const expires_at = new Date(now.getTime() + LINK_TTL_MS).toISOString();
-    await this.deps.events.append(
-      streamOf(sessionId),
-      [{ type: 'CheckoutSessionCreated', data: { ...input, expires_at, at: now.toISOString() }, metadata: this.metadata(input, now) }],
-      { expectedRevision: 'no_stream' },
-    );
+    const created: SessionEvent = { type: 'CheckoutSessionCreated', data: { ...input, expires_at, at: now.toISOString() } };
+    await handleCommand(this.deps.events, streamOf(sessionId), SESSIONS, () => [created], {
+      // A new random id: its stream is empty, and another session with it would be a fault, not a race.
+      from: NO_SESSION,
+      retries: 0,
+      metadata: () => metadata(input, now),
+    });
     return { id: `pl_${refOf(sessionId)}`, url: `${this.deps.baseUrl.replace(/\/$/, '')}/checkout/${sessionId}`, expires_at };
   }
 
   async session(sessionId: string): Promise<CheckoutSession | null> {
     if (!/^cs_[0-9A-Za-z]{20,64}$/.test(sessionId)) return null;
-    const events = await this.deps.events.readStream(streamOf(sessionId));
-    const created = events[0];
-    if (!created) return null;
-    const completed = events[1];
-    return {
-      ...(created.data as unknown as Omit<CheckoutSession, 'outcome' | 'provider_ref'>),
-      outcome: completed ? (completed.data.outcome as 'paid' | 'failed') : null,
-      provider_ref: `pl_${refOf(sessionId)}`,
-    };
+    let session = SESSIONS.initialState();
+    for (const e of await this.deps.events.readStream(streamOf(sessionId))) session = SESSIONS.evolve(session, { type: e.type, data: e.data } as SessionEvent);
+    return session && { ...session, provider_ref: `pl_${refOf(sessionId)}` };
   }
 
   isExpired(session: CheckoutSession): boolean {
@@ -59,28 +56,34 @@ export class BuiltinCheckout implements PaymentProvider {
   /** Records the payer's outcome once; a second outcome for the same session is refused (false). */
   async complete(sessionId: string, session: CheckoutSession, outcome: 'paid' | 'failed'): Promise<boolean> {
     const now = this.deps.clock.now();
-    try {
-      await this.deps.events.append(
-        streamOf(sessionId),
-        [{ type: 'CheckoutSessionCompleted', data: { outcome, at: now.toISOString() }, metadata: this.metadata(session, now) }],
-        { expectedRevision: 0 },
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof WrongExpectedRevisionError) return false;
-      throw err;
-    }
+    const completed: SessionEvent = { type: 'CheckoutSessionCompleted', data: { outcome, at: now.toISOString() } };
+    const handled = await handleCommand(this.deps.events, streamOf(sessionId), SESSIONS, (s) => (s?.outcome ? [] : [completed]), {
+      // The session as the caller read it (created, no outcome yet). Of two outcomes, the one
+      // appended second conflicts and stays refused.
+      from: { state: session, revision: 0 },
+      onConflict: 'return',
+      metadata: () => metadata(session, now),
+    });
+    return !handled.conflict && handled.events.length > 0;
   }
+}
 
-  private metadata(input: { order_id: string; environment: Environment }, now: Date) {
-    return {
-      environment: input.environment,
-      order_id: input.order_id,
-      actor: 'system',
-      schema_version: EVENT_SCHEMA_VERSION,
-      occurred_at: now.toISOString(),
-    };
-  }
+/** A session's stream folded: what it was created with, and its outcome once recorded. */
+type SessionFacts = Omit<CheckoutSession, 'provider_ref'>;
+type SessionEvent =
+  | { type: 'CheckoutSessionCreated'; data: Omit<SessionFacts, 'outcome'> & { at: string } }
+  | { type: 'CheckoutSessionCompleted'; data: { outcome: 'paid' | 'failed'; at: string } };
+
+const SESSIONS = {
+  initialState: (): SessionFacts | null => null,
+  evolve: (session: SessionFacts | null, e: SessionEvent): SessionFacts | null =>
+    e.type === 'CheckoutSessionCreated' ? { ...e.data, outcome: null } : session && { ...session, outcome: e.data.outcome },
+};
+
+const NO_SESSION: ReadStream<SessionFacts | null> = { state: null, revision: 'no_stream' };
+
+function metadata(session: { order_id: string; environment: Environment }, now: Date) {
+  return eventMetadata({ actor: 'system', owner: { environment: session.environment }, orderId: session.order_id, at: now.toISOString() });
 }
 
 const refOf = (sessionId: string) => sha256Hex(sessionId).slice(0, 24);

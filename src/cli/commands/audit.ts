@@ -4,7 +4,7 @@ import type { StoredDocument } from '../../ports/read-model-store.js';
 import { servedFromStore, verifyReadModels, type AuditReport, type ServedReadModels } from '../../application/audit/verify.js';
 import type { Difference } from '../../application/audit/diff.js';
 import { parsePositiveInt } from '../options.js';
-import { printJson, withStores } from '../context.js';
+import { printJson, withEventLog } from '../context.js';
 import { InternalApi } from './internal-api.js';
 
 export function registerAuditCommands(program: Command): void {
@@ -29,12 +29,13 @@ Examples:
   READ_STORE=mongodb MONGODB_URL=mongodb://localhost:27017 EVENT_STORE=eventstoredb EVENTSTORE_URL=esdb://localhost:2113?tls=false npm run cli -- audit verify`,
     )
     .action(async (opts: { url?: string; wait: number; json?: boolean }) => {
-      await withStores(async (stores, config) => {
+      // readModels is missing only for an embedded directory read alone (withEventLog): served through the API.
+      await withEventLog(async (events, config, readModels) => {
         const served =
-          config.READ_STORE === 'mongodb'
-            ? servedFromStore(stores.readModels, `MongoDB database ${config.MONGODB_DB}`)
+          config.READ_STORE === 'mongodb' && readModels
+            ? servedFromStore(readModels, `MongoDB database ${config.MONGODB_DB}`)
             : servedThroughApi(new InternalApi({ url: opts.url }));
-        const report = await verifyReadModels(stores.events, served, { waitMs: opts.wait * 1000 });
+        const report = await verifyReadModels(events, served, { waitMs: opts.wait * 1000 });
         if (opts.json) printJson(toJson(report));
         else process.stdout.write(describe(report));
         if (report.differences.length) process.exitCode = 1;

@@ -4,7 +4,8 @@ import { systemClock } from '../../shared/clock.js';
 import { CliError, printJson, printTable, withStores } from '../context.js';
 import { parseEnvironment, parsePositiveInt, parseScopes } from '../options.js';
 import type { Scope } from '../../domain/scopes.js';
-import type { ApiKeyRecord, Environment } from '../../ports/partner-store.js';
+import type { Environment } from '../../domain/environment.js';
+import type { ApiKeyRecord } from '../../ports/partner-store.js';
 
 const publicView = (k: ApiKeyRecord) => ({
   key_id: k.id,

@@ -4,7 +4,7 @@ import { isApiError } from '../../domain/errors.js';
 import { createLogger } from '../../shared/logger.js';
 import { systemClock } from '../../shared/clock.js';
 import { CliError, printJson, withStores } from '../context.js';
-import { toPublicOrder } from '../../http/presenters/order.js';
+import { toPublicOrder } from '../../domain/order/public-order.js';
 
 function parseNumber(value: string): number {
   const n = Number(value);
@@ -29,6 +29,7 @@ export function registerOpsCommands(program: Command): void {
     .addHelpText('after', '\nExamples:\n  ops ord_123 accept\n  ops ord_123 assign-rider --name Ahmed --phone +96555512345 --vehicle motorbike\n  ops ord_123 refund --amount 1.250')
     .action(async (orderId: string, action: string, opts: OpsArgs & { json?: boolean }) => {
       if (!(OPS_ACTIONS as readonly string[]).includes(action)) throw new CliError(`unknown action ${action}; one of ${OPS_ACTIONS.join(', ')}`);
+      // The service it builds seals and opens webhook signing secrets: the key must open them.
       await withStores(async (stores, config) => {
         // Loaded here, not at the top: the whole service (Express, metrics, webhooks) would slow every CLI command's start.
         const { buildServices } = await import('../../composition/server.js');
@@ -41,6 +42,6 @@ export function registerOpsCommands(program: Command): void {
           if (isApiError(err)) throw new CliError(`${err.code}: ${err.message}`);
           throw err;
         }
-      });
+      }, { webhookKeyCheck: true });
     });
 }

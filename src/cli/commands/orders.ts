@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import type { OrderEvent } from '../../domain/order/events.js';
-import { evolve, initialState, type OrderState } from '../../domain/order/state.js';
-import { orderStream } from '../../application/orders/order-repository.js';
-import { CliError, printJson, withStores } from '../context.js';
+import { orderStream, type OrderEvent } from '../../domain/order/events.js';
+import { foldView, type OrderView } from '../../domain/order/state.js';
+import { CliError, printJson, withEventLog } from '../context.js';
 
 export interface HistoryEntry {
   revision: number;
@@ -28,8 +27,8 @@ export function registerOrderCommands(program: Command): void {
     .option('--json', 'print the history as JSON')
     .addHelpText('after', '\nExamples:\n  orders history ord_2x8kq3\n  orders history sbx_9f2 --json | jq ".events[].type"')
     .action(async (orderId: string, opts: { json?: boolean }) => {
-      await withStores(async (stores) => {
-        const events = await stores.events.readStream(orderStream(orderId));
+      await withEventLog(async (log) => {
+        const events = await log.readStream(orderStream(orderId));
         if (events.length === 0) throw new CliError(`no order with id ${orderId} (stream ${orderStream(orderId)} is empty)`);
         const entries = foldHistory(events);
         if (opts.json) printJson({ order_id: orderId, stream: orderStream(orderId), events: entries });
@@ -41,7 +40,9 @@ export function registerOrderCommands(program: Command): void {
 
 /** Folds a stored order stream one event at a time; after a refused event the status is unknown. */
 export function foldHistory(events: Array<{ revision: number; position: bigint; type: string; data: Record<string, unknown>; metadata: Record<string, unknown>; recordedAt: Date }>): HistoryEntry[] {
-  let state: OrderState | null = initialState();
+  // Stored events: replayed through the machine's table (foldView), as the read models replay them.
+  let view: OrderView | null = null;
+  let refused = false;
   return events.map((e) => {
     const entry: HistoryEntry = {
       revision: e.revision,
@@ -54,14 +55,14 @@ export function foldHistory(events: Array<{ revision: number; position: bigint; 
       metadata: e.metadata,
       data: e.data,
     };
-    if (state) {
+    if (!refused) {
       try {
-        state = evolve(state, { type: e.type, data: e.data } as OrderEvent);
-        entry.status_after = state.order?.status ?? null;
-        entry.payment_status_after = state.order?.payment_status ?? null;
+        view = foldView(view, [{ type: e.type, data: e.data } as OrderEvent]);
+        entry.status_after = view.status;
+        entry.payment_status_after = view.payment_status;
       } catch (err) {
         entry.error = (err as Error).message;
-        state = null;
+        refused = true;
       }
     } else entry.error = 'an earlier event was refused';
     return entry;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parsePositiveInt } from '../options.js';
-import { CliError, printJson, printTable, withStores } from '../context.js';
+import { CliError, printJson, printTable, withEventLog } from '../context.js';
 
 /** A stream browser for the embedded mode, where no EventStoreDB UI exists (works on EventStoreDB too). */
 export function registerStreamCommands(program: Command): void {
@@ -13,8 +13,8 @@ export function registerStreamCommands(program: Command): void {
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExamples:\n  streams list --prefix order-\n  streams list --prefix rider- --limit 10 --json')
     .action(async (opts: { prefix?: string; limit: number; json?: boolean }) => {
-      await withStores(async (stores) => {
-        const list = await stores.events.listStreams({ limit: opts.limit, ...(opts.prefix ? { prefix: opts.prefix } : {}) });
+      await withEventLog(async (events) => {
+        const list = await events.listStreams({ limit: opts.limit, ...(opts.prefix ? { prefix: opts.prefix } : {}) });
         const rows = list.map((s) => ({ stream: s.streamId, last_revision: s.lastRevision, events: s.lastRevision + 1 }));
         if (opts.json) printJson(rows);
         else printTable(rows);
@@ -26,8 +26,8 @@ export function registerStreamCommands(program: Command): void {
     .argument('<stream>', 'stream name, e.g. order-ord_2x8kq3')
     .option('--json', 'print JSON')
     .action(async (stream: string, opts: { json?: boolean }) => {
-      await withStores(async (stores) => {
-        const events = await stores.events.readStream(stream);
+      await withEventLog(async (log) => {
+        const events = await log.readStream(stream);
         if (events.length === 0) throw new CliError(`stream ${stream} has no events (see: streams list)`);
         const rows = events.map((e) => ({
           revision: e.revision,

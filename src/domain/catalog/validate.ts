@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { CatalogSchema, type Catalog } from './model.js';
 import { formatPath as jsonPath } from '../../shared/json-path.js';
+import { ILL_FORMED, illFormedPath } from '../../shared/unicode.js';
 
 export interface CatalogProblem {
   path: string;
@@ -18,6 +19,9 @@ export type CatalogValidation = { ok: true; catalog: Catalog } | { ok: false; pr
 export const MAX_PROBLEMS = 200;
 
 export function validateCatalog(json: unknown): CatalogValidation {
+  // The API refuses such strings in requests (http/validation.ts); a catalog's are served and copied into orders and webhooks.
+  const illFormed = illFormedPath(json);
+  if (illFormed) return { ok: false, problems: [{ path: formatPath(illFormed), message: ILL_FORMED }] };
   const parsed = CatalogSchema.safeParse(json);
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.flatMap(toProblems).slice(0, MAX_PROBLEMS) };
   const problems = crossReferenceProblems(parsed.data);

@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import type { AcceptedBy, OrderEvent, OrderPlacedData, Rider } from './events.js';
+import type { OrderSnapshot } from './machine.js';
 import { nextSnapshot } from './step.js';
 import type { OrderState, OrderView } from './state.js';
 
@@ -29,6 +30,17 @@ export type OrderCommand =
 /** The rider a sandbox order gets when it is advanced past `ready` without one. */
 export const SANDBOX_RIDER: Rider = { name: 'Sandbox Rider', phone: '+96550000000', vehicle: 'motorbike' };
 
+/** Whether the order machine accepts `fact` now: the one answer to "may this happen?". */
+export function can(state: OrderState, fact: OrderEvent): boolean {
+  return state.snapshot.can(fact);
+}
+
+/** Whether the machine would take a payment of the order's total now: an unpaid card order, still placed. */
+export function awaitsPayment(state: OrderState): boolean {
+  const order = state.order;
+  return !!order && can(state, { type: 'PaymentSucceeded', data: { amount: order.pricing.total, provider_ref: '', at: order.updated_at } });
+}
+
 /**
  * Decides a command against the folded stream: returns the events to append, or throws ApiError.
  * Every event is checked with `snapshot.can` (folded in sequence), so the machine alone decides
@@ -51,7 +63,7 @@ export function decide(state: OrderState, command: OrderCommand, at: string): Or
       );
     case 'accept':
       return emit(state, [{ type: 'OrderAccepted', data: { by: command.by, at } }], () =>
-        awaitingPayment(order) ?? refused(order, 'accept'),
+        awaitsPayment(state) ? paymentPending(order) : refused(order, 'accept'),
       );
     case 'startPreparing':
       return emit(state, [{ type: 'OrderPreparationStarted', data: { at } }], () => refused(order, 'start preparing'));
@@ -87,8 +99,9 @@ export function decide(state: OrderState, command: OrderCommand, at: string): Or
       return refund(state, order, command.amount, at);
     case 'recordPaymentSucceeded': {
       const { amount, provider_ref } = command;
+      // If a payment of the total would be accepted, the amount is at fault.
       return emit(state, [{ type: 'PaymentSucceeded', data: { amount, provider_ref, at } }], () =>
-        order.status === 'placed' && order.payment_method === 'card' && order.payment_status !== 'paid'
+        awaitsPayment(state)
           ? new ApiError('validation_error', `Payment of ${amount} does not match the order total ${order.pricing.total}.`, {
               param: 'amount',
             })
@@ -111,7 +124,7 @@ function refund(state: OrderState, order: OrderView, requested: number | undefin
   });
   return emit(state, [event(amount)], () => {
     // If the smallest refund would be accepted, the order is refundable and the amount is at fault.
-    if (remaining > 0 && state.snapshot.can(event(1))) {
+    if (remaining > 0 && can(state, event(1))) {
       return new ApiError('invalid_refund', `The refund must be a whole amount from 1 to ${remaining} minor units.`, {
         param: 'amount',
       });
@@ -125,46 +138,47 @@ function refund(state: OrderState, order: OrderView, requested: number | undefin
 
 function sandboxAdvance(state: OrderState, order: OrderView, at: string): OrderEvent[] {
   if (order.environment !== 'sandbox') throw new ApiError('sandbox_only', 'Only sandbox orders can be advanced.');
-  const next = nextOnPath(order, at);
-  if (!next) {
-    throw invalid(`The order is at the end of its path (status ${order.status}); it cannot be advanced.`);
-  }
-  return emit(state, next, () => awaitingPayment(order) ?? refused(order, 'advance'));
+  const next = sandboxPath(at).find((facts) => accepts(state.snapshot, facts));
+  if (next) return next;
+  if (awaitsPayment(state)) throw paymentPending(order);
+  throw invalid(`The order is at the end of its path (status ${order.status}); it cannot be advanced.`);
 }
 
-/** The facts that move an order to the next status of its fulfilment path, or null at the end. */
-function nextOnPath(order: OrderView, at: string): OrderEvent[] | null {
-  switch (order.status) {
-    case 'placed':
-      return [{ type: 'OrderAccepted', data: { by: 'sandbox', at } }];
-    case 'confirmed':
-      return [{ type: 'OrderPreparationStarted', data: { at } }];
-    case 'preparing':
-      return [{ type: 'OrderPacked', data: { at } }];
-    case 'ready':
-      if (order.fulfilment === 'pickup') return [{ type: 'OrderCollected', data: { at } }];
-      return [
-        ...(order.rider ? [] : [{ type: 'RiderAssigned', data: { rider: SANDBOX_RIDER, at } } as const]),
-        { type: 'OrderPickedUp', data: { at } },
-      ];
-    case 'out_for_delivery':
-      return [{ type: 'OrderDelivered', data: { at } }];
-    default:
-      return null;
-  }
+/**
+ * The facts that move an order one status along its fulfilment path, in path order: an advance
+ * appends the first of them the machine accepts. A delivery that leaves without a rider gets the
+ * sandbox rider first; one with a rider keeps it.
+ */
+function sandboxPath(at: string): OrderEvent[][] {
+  return [
+    [{ type: 'OrderAccepted', data: { by: 'sandbox', at } }],
+    [{ type: 'OrderPreparationStarted', data: { at } }],
+    [{ type: 'OrderPacked', data: { at } }],
+    [{ type: 'OrderCollected', data: { at } }],
+    [{ type: 'OrderPickedUp', data: { at } }],
+    [
+      { type: 'RiderAssigned', data: { rider: SANDBOX_RIDER, at } },
+      { type: 'OrderPickedUp', data: { at } },
+    ],
+    [{ type: 'OrderDelivered', data: { at } }],
+  ];
 }
 
 function emit(state: OrderState, events: OrderEvent[], explain: () => ApiError): OrderEvent[] {
-  let snapshot = state.snapshot;
-  for (const event of events) {
-    if (!snapshot.can(event)) throw explain();
-    snapshot = nextSnapshot(snapshot, event);
-  }
+  if (!accepts(state.snapshot, events)) throw explain();
   return events;
 }
 
-function awaitingPayment(order: OrderView): ApiError | undefined {
-  if (order.status !== 'placed' || order.payment_method !== 'card' || order.payment_status === 'paid') return undefined;
+/** Whether the machine accepts `events` one after the other from `snapshot`. */
+function accepts(snapshot: OrderSnapshot, events: readonly OrderEvent[]): boolean {
+  for (const event of events) {
+    if (!snapshot.can(event)) return false;
+    snapshot = nextSnapshot(snapshot, event);
+  }
+  return true;
+}
+
+function paymentPending(order: OrderView): ApiError {
   return new ApiError(
     'payment_pending',
     `The card payment has not succeeded yet (payment status ${order.payment_status}); the order cannot be confirmed.`,

@@ -1,3 +1,4 @@
+import type { Environment } from '../environment.js';
 import type { Currency } from '../money.js';
 
 /**
@@ -7,7 +8,13 @@ import type { Currency } from '../money.js';
  * Money is always an integer count of minor units of the order's currency.
  */
 
-export type Environment = 'live' | 'sandbox';
+/** Each order's facts are in its own stream, `order-<orderId>` (EventStoreDB's `$ce-order` category). */
+export const ORDER_STREAM_PREFIX = 'order-';
+export const orderStream = (orderId: string): string => `${ORDER_STREAM_PREFIX}${orderId}`;
+/** The order id of an order stream; null for any other stream. */
+export const orderIdOf = (streamId: string): string | null =>
+  streamId.startsWith(ORDER_STREAM_PREFIX) ? streamId.slice(ORDER_STREAM_PREFIX.length) : null;
+
 export type Fulfilment = 'delivery' | 'pickup';
 export type PaymentMethod = 'cash' | 'card';
 

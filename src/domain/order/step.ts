@@ -40,10 +40,12 @@ export function nextSnapshot(snapshot: OrderSnapshot, event: OrderEvent): OrderS
 export type OrderMachineState = MachineState<OrderSnapshot['value'], OrderContext>;
 
 /**
- * One step of the order machine for replaying events it has already accepted (the read models),
- * over its own transitions read into a table: the same value and context as `nextSnapshot`, about
- * a tenth of the cost, which matters in a rebuild, where every order event of the log is replayed.
- * Commands decide with xstate's snapshots (`nextSnapshot`, `can`), as DESIGN.md asks.
+ * One step of the order machine for replaying events it has already accepted, over its own
+ * transitions read into a table: the same value and context as `nextSnapshot`, about a tenth of the
+ * cost, which matters in a rebuild, where every order event of the log is replayed. Its one caller
+ * is `foldView` (state.ts), the fold of every replay of stored events: the read models, the
+ * webhook dispatcher, `orders history`. Commands decide with xstate's snapshots (`nextSnapshot`,
+ * `can`), as DESIGN.md asks.
  */
 export const replayStep: (state: OrderMachineState, event: OrderEvent) => OrderMachineState = transitionTable(
   orderMachine,

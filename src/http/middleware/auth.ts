@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import ipaddr from 'ipaddr.js';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../../domain/errors.js';
 import type { KeyResolver, Principal } from '../../application/key-resolver.js';
 import type { KeyRateLimiter } from '../../application/rate-limits.js';
@@ -15,86 +15,105 @@ function invalidKey(): ApiError {
 
 export interface AuthThrottleOptions {
   logger: Logger;
-  /** Failed authentications an address may make per window; the next attempts are refused until it ends. */
+  /** Failed authentications an address may make per window; past them its failures are 429. 0: no throttle. */
   failures?: number;
   windowSeconds?: number;
+  /** Addresses counted at once; past them a new address counts in its wider range (see `counted`). */
+  maxTracked?: number;
 }
 
-/** Generous for a client with a stale key, and a guesser gets 60 tries a minute. */
+/** Generous for a client with a stale key (AUTH_FAILURES_PER_MIN sets it). */
 export const AUTH_FAILURES_PER_WINDOW = 60;
 export const AUTH_WINDOW_SECONDS = 60;
-/** Addresses over their budget held at once; past it the expired ones are dropped. */
-const MAX_BLOCKED = 10_000;
+/** The bound on addresses counted at once: one rotating its addresses fills it, then counts per /24 or /48. */
+export const AUTH_MAX_TRACKED = 10_000;
+
+interface Failures {
+  count: number;
+  endsAt: number;
+}
 
 /**
  * Throttles failed authentication (API keys and the admin token) per client address, in memory
- * in each process. Only failures count. Once an address has used its budget in the window, every
- * authentication attempt from it is answered 429 until the window ends, valid keys included: if a
- * valid key still passed, the 429s and the 200s would tell a guesser which of its guesses was right.
+ * in each process. Only failures count, and only failures are refused: once an address has used
+ * its budget in the window, each further failure from it answers 429 (with Retry-After) instead of
+ * 401 until the window ends. A key that resolves, or the right admin token, passes as usual, so a
+ * broken client or a guesser behind a shared address (a NAT, an unconfigured proxy) does not lock
+ * the others out. That tells a guesser nothing it could use: keys are 256-bit random, it never
+ * hits one.
+ *
+ * At most `maxTracked` addresses are counted at once (lru-cache, no timer per entry); while that
+ * many have failed within the window, a new address counts in its /24 (IPv4) or /48 (IPv6), and
+ * when those fill it too the least recently failing address is forgotten.
  *
  * Log lines are sampled: the first failure of an address in a window is logged with the address,
- * and so is the moment it goes over the budget; the other failures and refusals leave no access-log
- * line (`res.locals.unlogged`) and are counted in one summary line a minute.
+ * and so is the moment it goes over the budget; its other failures leave no access-log line
+ * (`res.locals.unlogged`) and are counted in one summary line a minute.
  */
 export class AuthThrottle {
-  private readonly counter: RateLimiterMemory;
   private readonly budget: number;
   private readonly windowMs: number;
-  /** Address -> when its window ends; a synchronous check, so a valid key costs no promise. */
-  private readonly blocked = new Map<string, number>();
+  private readonly maxTracked: number;
+  private readonly counts: LRUCache<string, Failures>;
+  private purgedAt = 0;
   private unlogged = 0;
   private summaryAt = Date.now();
 
   constructor(private readonly options: AuthThrottleOptions) {
     this.budget = options.failures ?? AUTH_FAILURES_PER_WINDOW;
     this.windowMs = (options.windowSeconds ?? AUTH_WINDOW_SECONDS) * 1000;
-    this.counter = new RateLimiterMemory({ keyPrefix: 'auth-fail', points: this.budget, duration: this.windowMs / 1000 });
+    this.maxTracked = options.maxTracked ?? AUTH_MAX_TRACKED;
+    this.counts = new LRUCache({ max: this.maxTracked, ttl: this.windowMs });
   }
 
-  /** Throws 429 rate_limited (with Retry-After) while the request's address is over its budget. */
-  check(req: Request): void {
-    if (this.blocked.size === 0) return; // the usual case: no address to work out
-    const address = clientAddress(req);
-    const until = this.blocked.get(address);
-    if (until === undefined) return;
-    const left = until - Date.now();
-    if (left <= 0) {
-      this.blocked.delete(address);
-      return;
-    }
-    this.quiet(req.res);
-    throw throttled(req, left);
+  /** Addresses (or wider ranges) with failures counted now; never more than `maxTracked`. */
+  get tracked(): number {
+    return this.counts.size;
   }
 
-  /** Counts a failed authentication, then rejects with `error`, or with 429 once it is one too many. */
-  async failed(req: Request, error: ApiError): Promise<never> {
-    const address = clientAddress(req);
+  /** Counts a failed authentication, then throws `error`, or 429 rate_limited once it is one too many. */
+  failed(req: Request, error: ApiError): never {
+    if (this.budget === 0) throw error;
+    const now = Date.now();
+    const { address, failures } = this.count(req, now);
+    failures.count++;
     const res = req.res;
-    try {
-      const counted = await this.counter.consume(address);
-      if (counted.consumedPoints === 1) this.options.logger.info(this.fields(req, address, error), 'authentication failed (more from this address this minute are counted, not logged)');
+    if (failures.count <= this.budget) {
+      if (failures.count === 1) this.options.logger.info(this.fields(req, address, error), 'authentication failed (more from this address this minute are counted, not logged)');
       else this.quiet(res);
-    } catch (over) {
-      if (!(over instanceof RateLimiterRes)) throw over;
-      this.block(address, Date.now() + over.msBeforeNext);
-      if (over.consumedPoints === this.budget + 1) {
-        this.options.logger.warn({ ...this.fields(req, address, error), failures: over.consumedPoints, retry_after_s: Math.ceil(over.msBeforeNext / 1000) }, 'authentication throttled: too many failures from this address');
-      } else this.quiet(res);
-      throw throttled(req, over.msBeforeNext);
+      throw error;
     }
-    throw error;
+    const msLeft = failures.endsAt - now;
+    if (failures.count === this.budget + 1) {
+      this.options.logger.warn({ ...this.fields(req, address, error), failures: failures.count, retry_after_s: Math.ceil(msLeft / 1000) }, 'authentication throttled: too many failures from this address');
+    } else this.quiet(res);
+    throw throttled(req, msLeft);
+  }
+
+  /** The counter of the request's address, or of its wider range while the table is full. */
+  private count(req: Request, now: number): { address: string; failures: Failures } {
+    const { address, range } = counted(req);
+    let key = address;
+    let failures = this.counts.get(address);
+    if (!failures && this.counts.size >= this.maxTracked && range !== address) {
+      if (now - this.purgedAt >= 1000) {
+        this.purgedAt = now;
+        this.counts.purgeStale();
+      }
+      if (this.counts.size >= this.maxTracked) {
+        key = range;
+        failures = this.counts.get(range);
+      }
+    }
+    if (!failures || failures.endsAt <= now) {
+      failures = { count: 0, endsAt: now + this.windowMs };
+      this.counts.set(key, failures);
+    }
+    return { address: key, failures };
   }
 
   private fields(req: Request, address: string, error: ApiError) {
     return { request_id: req.res?.locals.requestId as string | undefined, client_address: address, error_code: error.code };
-  }
-
-  private block(address: string, until: number): void {
-    if (this.blocked.size >= MAX_BLOCKED) {
-      const now = Date.now();
-      for (const [a, t] of this.blocked) if (t <= now) this.blocked.delete(a);
-    }
-    if (this.blocked.size < MAX_BLOCKED || this.blocked.has(address)) this.blocked.set(address, until);
   }
 
   /** Leaves the request out of the access log, counted in the next summary line. */
@@ -115,18 +134,26 @@ function throttled(req: Request, msLeft: number): ApiError {
   return new ApiError('rate_limited', `Too many failed authentication attempts from this address; retry after ${seconds} s.`);
 }
 
+/** The client address as the throttle counts it (see `counted`). */
+export function clientAddress(req: Request): string {
+  return counted(req).address;
+}
+
 /**
  * Whom the throttle counts: the client's address (Express's `req.ip`: the socket's peer, or with
  * TRUST_PROXY the address the trusted proxy saw), an IPv6 client by its /64, which one host
- * usually has whole.
+ * usually has whole; `range` is the wider bucket used while the table is full (IPv4 /24, IPv6 /48).
  */
-export function clientAddress(req: Request): string {
+function counted(req: Request): { address: string; range: string } {
   const raw = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  if (!ipaddr.isValid(raw)) return raw;
+  if (!ipaddr.isValid(raw)) return { address: raw, range: raw };
   const addr = ipaddr.process(raw);
-  if (addr.kind() === 'ipv4') return addr.toString();
-  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
-  return `${parts.join(':')}::/64`;
+  if (addr.kind() === 'ipv4') {
+    const octets = (addr as ipaddr.IPv4).octets;
+    return { address: addr.toString(), range: `${octets.slice(0, 3).join('.')}.0/24` };
+  }
+  const parts = (addr as ipaddr.IPv6).parts.map((p) => p.toString(16));
+  return { address: `${parts.slice(0, 4).join(':')}::/64`, range: `${parts.slice(0, 3).join(':')}::/48` };
 }
 
 function accepted(principal: Principal | null): Principal {
@@ -144,7 +171,6 @@ export function authenticator(keys: KeyResolver, throttle: AuthThrottle) {
     throw err;
   };
   return (req: Request): Principal | Promise<Principal> => {
-    throttle.check(req);
     try {
       const found = resolveKey(keys, req);
       return found instanceof Promise ? found.then(accepted).catch(failed(req)) : accepted(found);
@@ -167,10 +193,9 @@ export function adminGuard(token: string | undefined, throttle: AuthThrottle) {
   const expected = token ? Buffer.from(`Bearer ${token}`) : undefined;
   return async (req: Request): Promise<void> => {
     if (!expected) throw new ApiError('not_found', 'The operations API is disabled (ADMIN_TOKEN is not set).');
-    throttle.check(req);
     const got = Buffer.from(req.get('authorization') ?? '');
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
-      await throttle.failed(req, new ApiError('invalid_api_key', 'A valid ADMIN_TOKEN is required.'));
+      throttle.failed(req, new ApiError('invalid_api_key', 'A valid ADMIN_TOKEN is required.'));
     }
   };
 }

@@ -33,8 +33,8 @@ const rateLimitHeaders = {
 export const toOpenApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 function errorCodesOf(route: RouteSpec): number[] {
-  // 503 storage_unavailable: any route may read or write a store that is full or failing.
-  const codes = new Set<number>([500, 503, ...(route.errors ?? [])]);
+  // 503 storage_unavailable: any route that reads or writes a store may find it full or failing.
+  const codes = new Set<number>([500, ...(route.storeless ? [] : [503]), ...(route.errors ?? [])]);
   const r = route.request ?? {};
   if (r.params || r.query || r.body || r.headers) codes.add(400);
   if (r.body) [413, 415].forEach((c) => codes.add(c));
@@ -73,6 +73,8 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl = '/'): Reco
       // Only X-Request-Id is promised on errors: some (malformed JSON, 401) happen before the rate limiter.
       const headers: Record<string, HeaderSpec> = { ...requestIdHeader };
       if (status === 429) headers['Retry-After'] = header('Seconds to wait before retrying.', z.string().regex(/^\d+$/));
+      // Always with storage_unavailable; /readyz's service_unavailable (starting, stopping) has none.
+      if (status === 503) headers['Retry-After'] = { description: 'Seconds to wait before retrying (always sent with storage_unavailable).', schema: z.string().regex(/^\d+$/) };
       responses[String(status)] ??= {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error.',
         headers: z.object(mapHeaders(headers)),

@@ -3,7 +3,7 @@ import { defineRoute } from '../route.js';
 import { toCategory } from '../presenters/catalog.js';
 import { SearchBodyWriter } from '../presenters/search-body.js';
 import { CategorySchema, NoQuery, SearchQuery, SearchResultSchema } from '../schemas/catalog.js';
-import type { CatalogDeps } from './catalog.js';
+import type { CatalogDeps } from './catalog-deps.js';
 
 const TAGS = ['Catalog'];
 

@@ -7,7 +7,7 @@ import { deliveryFee, distanceMetres } from '../../domain/catalog/geo.js';
 import type { Point, Store } from '../../domain/catalog/model.js';
 import { toOffer, toPromoValidation } from '../presenters/catalog.js';
 import { NoQuery, OfferSchema, OffersQuery, PromoValidateBody, PromoValidationSchema, StoreParams } from '../schemas/catalog.js';
-import type { CatalogDeps } from './catalog.js';
+import type { CatalogDeps } from './catalog-deps.js';
 
 const TAGS = ['Offers'];
 

@@ -3,7 +3,7 @@ import { defineRoute } from '../route.js';
 import { toItem, toQuote, toStore, toStoreBrief } from '../presenters/catalog.js';
 import { MenuBodyCache } from '../presenters/menu-body-cache.js';
 import { DeliveryQuoteSchema, ItemParams, ItemSchema, MenuSchema, NoQuery, Pagination, QuoteQuery, StoreBriefSchema, StoreListQuery, StoreParams, StoreSchema } from '../schemas/catalog.js';
-import type { CatalogDeps } from './catalog.js';
+import type { CatalogDeps } from './catalog-deps.js';
 
 const TAGS = ['Catalog'];
 

@@ -3,7 +3,7 @@ import { defineRoute } from '../route.js';
 import { OPS_ACTIONS, runOperation } from '../../application/orders/operations.js';
 import type { OrderService } from '../../application/orders/order-service.js';
 import type { RiderLocations } from '../../application/orders/rider-locations.js';
-import { toPublicOrder } from '../presenters/order.js';
+import { toPublicOrder } from '../../domain/order/public-order.js';
 import { OrderSchema } from '../schemas/order.js';
 
 const OpsBody = z

@@ -2,7 +2,7 @@ import { z } from '../openapi/zod.js';
 import { defineRoute } from '../route.js';
 import type { OrderQueries } from '../../application/orders/order-queries.js';
 import { ORDER_STATUSES } from '../../domain/order/machine.js';
-import { toPublicOrder } from '../presenters/order.js';
+import { toPublicOrder } from '../../domain/order/public-order.js';
 import { OrderIdParams, OrderSchema } from '../schemas/order.js';
 import { IsoTimestamp, queryNumber } from '../schemas/common.js';
 import { partnerContext } from './orders.js';

@@ -2,7 +2,7 @@ import { z } from '../openapi/zod.js';
 import { defineRoute, type RouteResult } from '../route.js';
 import type { OrderService, PartnerContext } from '../../application/orders/order-service.js';
 import type { Principal } from '../../application/key-resolver.js';
-import { toPublicOrder } from '../presenters/order.js';
+import { toPublicOrder } from '../../domain/order/public-order.js';
 import { receivedBody } from '../middleware/body.js';
 import { CancelOrderBody, IdempotencyHeaders, OrderIdParams, OrderSchema, PaymentLinkSchema, PlaceOrderBody } from '../schemas/order.js';
 import { toMajor } from '../../domain/money.js';
@@ -45,7 +45,9 @@ export function orderRoutes(deps: { orders: OrderService }) {
       },
       handler: async ({ principal, requestId, clientRequestId, body, headers, res }) => {
         const ctx = partnerContext(principal, requestId, clientRequestId);
-        const result = await deps.orders.place(ctx, headers['idempotency-key']!, body, receivedBody(res));
+        const result = await deps.orders.place(ctx, headers['idempotency-key']!, body);
+        const received = receivedBody(res);
+        if (received !== undefined) deps.orders.remember(ctx, headers['idempotency-key']!, received);
         return result.created ? { status: 201, data: toPublicOrder(result.order) } : replayed(result.order);
       },
     }),

@@ -1,7 +1,7 @@
 import { z } from '../openapi/zod.js';
 import { defineRoute } from '../route.js';
 import type { Principal } from '../../application/key-resolver.js';
-import type { DeliveryState } from '../../webhooks/delivery-state.js';
+import type { DeliveryState } from '../../domain/webhook/delivery-state.js';
 import type { WebhookDeliveries } from '../../webhooks/deliveries.js';
 import type { EndpointOwner, WebhookEndpoints } from '../../webhooks/endpoints.js';
 import {

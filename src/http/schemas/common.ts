@@ -1,4 +1,5 @@
 import { z } from '../openapi/zod.js';
+import { ENVIRONMENTS } from '../../domain/environment.js';
 import { ERROR_CODES } from '../../domain/errors.js';
 
 export const ErrorBody = z
@@ -17,7 +18,7 @@ export const ErrorBody = z
   })
   .openapi('Error', { description: `Error envelope. Codes: ${Object.keys(ERROR_CODES).join(', ')}.` });
 
-export const Environment = z.enum(['live', 'sandbox']).openapi('Environment');
+export const Environment = z.enum(ENVIRONMENTS).openapi('Environment');
 
 export const IsoTimestamp = z.string().openapi({ format: 'date-time', example: '2026-11-21T12:00:00.000Z' });
 
@@ -37,7 +38,8 @@ export const single = (what: string) => ({
 /**
  * A number from the query string, written as a plain decimal: digits, a fraction for non-integers,
  * a leading `-` only where negatives are allowed. Anything Number() would also read (`1e1`, `0x10`,
- * `+5`, ` 5`, `.5`, blank) is refused, as is a repeated parameter; the pattern is in the OpenAPI document.
+ * `+5`, ` 5`, `.5`, blank) is refused, as is a repeated parameter. The OpenAPI document gives the
+ * number's type and bounds and says so in words: JSON Schema ignores `pattern` on a number.
  */
 export function queryNumber(min: number, max: number, integer = false) {
   const between = `must be between ${min} and ${max}`;
@@ -48,5 +50,8 @@ export function queryNumber(min: number, max: number, integer = false) {
   const toNumber = (v: unknown): unknown => (typeof v === 'string' ? (plain.test(v) ? Number(v) : Number.NaN) : v);
   let n = z.number(single(integer ? 'an integer' : 'a number'));
   if (integer) n = n.int('must be an integer');
-  return z.preprocess(toNumber, n.min(min, between).max(max, between)).openapi({ type: integer ? 'integer' : 'number', minimum: min, maximum: max, pattern });
+  const description = integer ? 'Written as plain digits' : 'Written as plain digits, with an optional fraction (no exponent)';
+  return z
+    .preprocess(toNumber, n.min(min, between).max(max, between))
+    .openapi({ type: integer ? 'integer' : 'number', minimum: min, maximum: max, description: `${description}${min < 0 ? ', a leading - for negatives' : ''}.` });
 }

@@ -3,6 +3,7 @@ import { z } from '../openapi/zod.js';
 import { Environment, IsoTimestamp } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
 import { MAX_TIP } from '../../domain/money.js';
+import type { PublicOrder } from '../../domain/order/public-order.js';
 
 /**
  * Control (Cc) and format (Cf) characters of Unicode 17, as code point ranges. Spelled out rather
@@ -149,6 +150,11 @@ export const OrderSchema = z
     updated_at: IsoTimestamp,
   })
   .openapi('Order');
+
+// Compile-time check that the schema documents exactly what toPublicOrder returns: each type fits the other.
+const _orderSchemaIsPublicOrder: [z.infer<typeof OrderSchema>, PublicOrder] extends [PublicOrder, z.infer<typeof OrderSchema>]
+  ? true
+  : never = true;
 
 export const OrderIdParams = z.object({ order_id: z.string().min(1).max(80) });
 

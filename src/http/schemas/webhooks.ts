@@ -1,6 +1,6 @@
 import { z } from '../openapi/zod.js';
 import { IsoTimestamp, queryNumber } from './common.js';
-import { EVENT_TYPES } from '../../webhooks/event-types.js';
+import { EVENT_TYPES } from '../../domain/webhook/event-types.js';
 
 const EventTypeName = z.enum(EVENT_TYPES);
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'retrying', 'failed'] as const;

@@ -1,9 +1,40 @@
-import type { z } from 'zod';
-import { toMajor } from '../../domain/money.js';
-import type { OrderView } from '../../domain/order/state.js';
-import type { OrderSchema } from '../schemas/order.js';
+import type { Environment } from '../environment.js';
+import { toMajor } from '../money.js';
+import type { Fulfilment, PaymentMethod } from './events.js';
+import type { OrderStatus, PaymentStatus } from './machine.js';
+import type { OrderView } from './state.js';
 
-export type PublicOrder = z.infer<typeof OrderSchema>;
+/**
+ * An order as partners see it, in API answers and webhooks alike. The OpenAPI `Order` schema
+ * (src/http/schemas/order.ts) describes exactly this type; a compile-time check there keeps them equal.
+ */
+export interface PublicOrder {
+  id: string;
+  object: 'order';
+  environment: Environment;
+  reference: string | null;
+  order_number: string;
+  status: OrderStatus;
+  fulfilment: Fulfilment;
+  store: { id: string; name: string };
+  pricing: { subtotal: number; delivery_fee: number; tip: number; discount: number; total: number; currency: string };
+  payment: { method: PaymentMethod; status: PaymentStatus; refunded_amount: number };
+  lines: {
+    item_id: string;
+    name: string;
+    quantity: number;
+    unit_price: number;
+    options: { id: string; group_id: string; name: string; price: number }[];
+    line_total: number;
+  }[];
+  customer: { name: string; phone: string };
+  delivery_address: Record<string, unknown> | null;
+  promo_code: string | null;
+  offer_id: string | null;
+  cancellation: { by: string; reason: string | null } | null;
+  created_at: string;
+  updated_at: string;
+}
 
 /** The order as partners see it: minor units become the currency's decimal numbers here, and only here. */
 export function toPublicOrder(o: OrderView): PublicOrder {

@@ -1,8 +1,8 @@
-import { sha256Hex } from '../shared/ids.js';
-import type { Environment } from '../ports/partner-store.js';
-import type { OrderEventType } from '../domain/order/events.js';
-import type { OrderView } from '../domain/order/state.js';
-import { toPublicOrder, type PublicOrder } from '../http/presenters/order.js';
+import { sha256Hex } from '../../shared/ids.js';
+import type { Environment } from '../environment.js';
+import type { OrderEventType } from '../order/events.js';
+import type { OrderView } from '../order/state.js';
+import { toPublicOrder, type PublicOrder } from '../order/public-order.js';
 import type { EventType } from './event-types.js';
 
 /** The JSON body of a webhook (spec "Envelope"). */

@@ -1,4 +1,4 @@
-import type { Environment } from '../ports/partner-store.js';
+import type { Environment } from '../environment.js';
 import type { EventType } from './event-types.js';
 import type { AttemptData, AttemptStartedData, AttemptTrigger, DeliveryEvent } from './delivery-events.js';
 

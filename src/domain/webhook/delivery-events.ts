@@ -1,5 +1,5 @@
-import { sha256Hex } from '../shared/ids.js';
-import type { Environment } from '../ports/partner-store.js';
+import { sha256Hex } from '../../shared/ids.js';
+import type { Environment } from '../environment.js';
 import type { EventType } from './event-types.js';
 import type { WebhookEnvelope } from './envelope.js';
 
