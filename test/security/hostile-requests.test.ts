@@ -106,7 +106,8 @@ describe('huge arrays', () => {
     expect(res.body.error.code).toMatch(/^(validation_error|payload_too_large)$/);
     // No amplification: the answer stays small whatever the request held.
     expect(JSON.stringify(res.body).length).toBeLessThan(Math.max(4_000, text.length));
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // A bound that catches work growing with the input's square (minutes), not a slow machine.
+    expect(performance.now() - started).toBeLessThan(10_000);
     await expectStillServing();
   });
 });
