@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Writable } from 'node:stream';
+import { jsonLineSink, type LogLine } from '../support/log-sink.js';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerAdmin } from '../../src/application/partners.js';
@@ -19,11 +19,9 @@ import { bearer, tempDataDir } from '../support/service.js';
 // The access log: one JSON line per request, at info (error for 5xx), with the same fields every
 // time and nothing the caller sent beyond method and route shape.
 
-type Line = Record<string, unknown>;
-
 function memorySink() {
-  const lines: Line[] = [];
-  const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(JSON.parse(String(chunk)) as Line), cb()) });
+  const lines: LogLine[] = [];
+  const sink = jsonLineSink(lines);
   return { lines, sink };
 }
 
@@ -53,7 +51,7 @@ afterAll(async () => {
 });
 
 /** The access-log line of the response with this request id (exactly one). */
-function lineOf(res: { headers: Record<string, string> }): Line {
+function lineOf(res: { headers: Record<string, string> }): LogLine {
   const mine = lines.filter((l) => l.request_id === res.headers['x-request-id'] && (l.msg === 'request' || l.msg === 'request failed'));
   expect(mine).toHaveLength(1);
   return mine[0]!;

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
+import { jsonLineSink, type LogLine } from '../support/log-sink.js';
 import type http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, KEEP_ALIVE_MARGIN_MS } from '../../src/http/http-server.js';
@@ -13,9 +13,8 @@ import { bearer, startTestService, tempDataDir, type TestPartner, type TestServi
 // The Node HTTP server around the app: what its parser refuses is answered in the API's envelope,
 // and clients that send slowly, or hold many connections, are cut off within configured limits.
 
-type Line = Record<string, unknown>;
-const lines: Line[] = [];
-const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(JSON.parse(String(chunk)) as Line), cb()) });
+const lines: LogLine[] = [];
+const sink = jsonLineSink(lines);
 
 // Short limits so that slow clients are cut off within the test's time; the defaults are checked apart.
 const LIMITS = { headersTimeoutMs: 1_500, requestTimeoutMs: 2_500, maxConnections: 4, keepAliveTimeoutMs: 500 };

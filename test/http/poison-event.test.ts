@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { jsonLineSink, type LogLine } from '../support/log-sink.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerAdmin } from '../../src/application/partners.js';
@@ -18,8 +18,7 @@ import { tempDataDir } from '../support/service.js';
 // serving, the projections that read it stop at it and retry with a growing pause, and /readyz
 // stays 200 but names them in checks.read_models (docs/operations.md, Health).
 
-type Line = Record<string, unknown>;
-const lines: Line[] = [];
+const lines: LogLine[] = [];
 let dataDir: string;
 let stores: Stores;
 let service: Service;
@@ -28,7 +27,7 @@ let key: string;
 
 beforeAll(async () => {
   dataDir = tempDataDir();
-  const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(JSON.parse(String(chunk)) as Line), cb()) });
+  const sink = jsonLineSink(lines);
   const logger = createLogger({ level: 'info', destination: sink });
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   stores = await openStores(config, { logger });

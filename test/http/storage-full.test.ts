@@ -1,6 +1,6 @@
 import fs from 'node:fs';
+import { jsonLineSink, type LogLine } from '../support/log-sink.js';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PartnerAdmin } from '../../src/application/partners.js';
@@ -20,8 +20,7 @@ import { tempDataDir } from '../support/service.js';
 // API answers 503 storage_unavailable with Retry-After (not 500), /readyz fails saying why while
 // writes fail, and both recover once space is back, with no restart.
 
-type Line = Record<string, unknown>;
-const lines: Line[] = [];
+const lines: LogLine[] = [];
 let dataDir: string;
 let stores: Stores;
 let service: Service;
@@ -31,7 +30,7 @@ let log: Database.Database;
 
 beforeAll(async () => {
   dataDir = tempDataDir();
-  const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(JSON.parse(String(chunk)) as Line), cb()) });
+  const sink = jsonLineSink(lines);
   const logger = createLogger({ level: 'info', destination: sink });
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SQLITE_SYNCHRONOUS: 'NORMAL' });
   const clock = new ManualClock();
@@ -106,8 +105,8 @@ describe('the event store reports its background failures to the logger', () => 
   it('when its WAL checkpointer fails, then one JSON log line says so, and nothing is printed to stderr', async () => {
     const dir = tempDataDir();
     const file = path.join(dir, 'events.db');
-    const found: Line[] = [];
-    const logger = createLogger({ level: 'info', destination: new Writable({ write: (c, _e, cb) => (found.push(JSON.parse(String(c)) as Line), cb()) }) });
+    const found: LogLine[] = [];
+    const logger = createLogger({ level: 'info', destination: jsonLineSink(found) });
     const stderr = vi.spyOn(console, 'error');
     const store = new SqliteEventStore({ file, synchronous: 'NORMAL', logger });
     try {

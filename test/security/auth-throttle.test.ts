@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { jsonLineSink, type LogLine } from '../support/log-sink.js';
 import { Writable } from 'node:stream';
 import type { Request, Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,6 @@ import { bearer, tempDataDir } from '../support/service.js';
 // 256-bit, a guesser never hits one). Only the first failure of an address and the moment it is
 // throttled are logged one by one. The counters are bounded in number.
 
-type Line = Record<string, unknown>;
 const ADMIN_TOKEN = 'throttle-test-admin-token-0123456789';
 const BUDGET = AUTH_FAILURES_PER_WINDOW;
 const unknownKey = (n: number) => `svc_test_${String(n).padStart(43, 'x')}`;
@@ -27,13 +27,13 @@ const unknownKey = (n: number) => `svc_test_${String(n).padStart(43, 'x')}`;
 interface Running {
   api: Http;
   key: string;
-  lines: Line[];
+  lines: LogLine[];
   close(): Promise<void>;
 }
 
 async function start(env: Record<string, string>): Promise<Running> {
-  const lines: Line[] = [];
-  const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(JSON.parse(String(chunk)) as Line), cb()) });
+  const lines: LogLine[] = [];
+  const sink = jsonLineSink(lines);
   const dataDir = tempDataDir();
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SQLITE_SYNCHRONOUS: 'NORMAL', ADMIN_TOKEN, ...env });
   const clock = new ManualClock();

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Writable } from 'node:stream';
+import { jsonLineSink, type LogLine } from '../support/log-sink.js';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerAdmin } from '../../src/application/partners.js';
@@ -19,9 +19,8 @@ import { bearer, tempDataDir } from '../support/service.js';
 // no one means, and a caller's X-Request-Id posing as the service's. A 4xx in the envelope every
 // time, nothing stored, and no error logged.
 
-type Line = Record<string, unknown>;
-const lines: Line[] = [];
-const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(JSON.parse(String(chunk)) as Line), cb()) });
+const lines: LogLine[] = [];
+const sink = jsonLineSink(lines);
 
 let dataDir: string;
 let stores: Stores;
