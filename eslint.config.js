@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 // Node's globals for the plain JavaScript scripts (TypeScript files get them from @types/node).
 const nodeGlobals = Object.fromEntries(
@@ -17,4 +18,6 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.mjs', '**/*.js'], languageOptions: { globals: nodeGlobals } },
+  // Layout is prettier's job; this turns off the stylistic rules that would fight it.
+  prettier,
 );
