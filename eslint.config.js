@@ -4,7 +4,24 @@ import prettier from 'eslint-config-prettier';
 
 // Node's globals for the plain JavaScript scripts (TypeScript files get them from @types/node).
 const nodeGlobals = Object.fromEntries(
-  ['process', 'console', 'fetch', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'URL', 'Buffer', 'AbortController', 'AbortSignal', 'performance', 'structuredClone', 'TextEncoder', 'TextDecoder'].map((name) => [name, 'readonly']),
+  [
+    'process',
+    'console',
+    'fetch',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'URL',
+    'Buffer',
+    'AbortController',
+    'AbortSignal',
+    'performance',
+    'structuredClone',
+    'TextEncoder',
+    'TextDecoder',
+  ].map((name) => [name, 'readonly']),
 );
 
 export default tseslint.config(

@@ -8,4 +8,8 @@ export type AnyProjection = Projection<unknown>;
 const erase = <D>(p: Projection<D>): AnyProjection => p as unknown as AnyProjection;
 
 /** Every read model the service maintains. */
-export const PROJECTIONS: readonly AnyProjection[] = [erase(ordersList), erase(riderPositions), erase(webhookDeliveries)];
+export const PROJECTIONS: readonly AnyProjection[] = [
+  erase(ordersList),
+  erase(riderPositions),
+  erase(webhookDeliveries),
+];

@@ -4,7 +4,8 @@ import { foldView, type OrderView } from '../src/domain/order/state.js';
 import type { ProjectedEvent } from './projection.js';
 
 /** The id a stream names after `prefix` (`rider-<orderId>`: the order id); null for another stream. */
-export const idAfter = (streamId: string, prefix: string): string | null => (streamId.startsWith(prefix) ? streamId.slice(prefix.length) : null);
+export const idAfter = (streamId: string, prefix: string): string | null =>
+  streamId.startsWith(prefix) ? streamId.slice(prefix.length) : null;
 
 /** The order after some events of its stream, and the status after each of them. */
 export interface OrderFold {
@@ -19,6 +20,8 @@ export interface OrderFold {
  */
 export function foldOrderView(view: OrderView | null, events: readonly ProjectedEvent[]): OrderFold {
   const steps: OrderFold['steps'] = [];
-  const folded = foldView(view, events as unknown as OrderEvent[], (status, e) => steps.push({ status, at: e.data.at }));
+  const folded = foldView(view, events as unknown as OrderEvent[], (status, e) =>
+    steps.push({ status, at: e.data.at }),
+  );
   return { view: folded, steps };
 }

@@ -2,7 +2,10 @@ import type { Retention } from '../src/ports/read-model-store.js';
 import type { RecordedEvent } from '../src/ports/event-store.js';
 import type { StoredDocument } from '../src/ports/read-model-store.js';
 
-export type ProjectedEvent = Pick<RecordedEvent, 'id' | 'streamId' | 'type' | 'revision' | 'position' | 'data' | 'metadata'>;
+export type ProjectedEvent = Pick<
+  RecordedEvent,
+  'id' | 'streamId' | 'type' | 'revision' | 'position' | 'data' | 'metadata'
+>;
 
 /**
  * A read model: which events it reads, which document each one touches, and a pure fold.
@@ -35,7 +38,10 @@ export function reads(projection: Projection<unknown>, streamId: string): boolea
 }
 
 /** The events of a page each document of the projection receives, in log order (a catch-up applies them together). */
-export function eventsByDocument<E extends ProjectedEvent>(projection: Projection<unknown>, events: readonly E[]): Map<string, E[]> {
+export function eventsByDocument<E extends ProjectedEvent>(
+  projection: Projection<unknown>,
+  events: readonly E[],
+): Map<string, E[]> {
   const byDocument = new Map<string, E[]>();
   for (const e of events) {
     const id = reads(projection, e.streamId) ? projection.documentId(e) : null;
@@ -52,7 +58,11 @@ export function eventsByDocument<E extends ProjectedEvent>(projection: Projectio
  * is older than (or the same as) what the document already absorbed from its stream, so a replayed
  * or late event changes nothing.
  */
-export function applyEvent<D>(projection: Projection<D>, stored: StoredDocument<D> | null, e: ProjectedEvent): StoredDocument<D> | null {
+export function applyEvent<D>(
+  projection: Projection<D>,
+  stored: StoredDocument<D> | null,
+  e: ProjectedEvent,
+): StoredDocument<D> | null {
   const id = projection.documentId(e);
   if (id === null) return null;
   const seen = stored?.versions[e.streamId];
@@ -63,7 +73,11 @@ export function applyEvent<D>(projection: Projection<D>, stored: StoredDocument<
 }
 
 /** Several events of one document, in log order: the same result as applying them one by one. */
-export function applyEvents<D>(projection: Projection<D>, stored: StoredDocument<D> | null, events: readonly ProjectedEvent[]): StoredDocument<D> | null {
+export function applyEvents<D>(
+  projection: Projection<D>,
+  stored: StoredDocument<D> | null,
+  events: readonly ProjectedEvent[],
+): StoredDocument<D> | null {
   const mine = events.filter((e) => projection.documentId(e) !== null);
   const id = mine.length ? projection.documentId(mine[0]!) : null;
   if (id === null) return null;

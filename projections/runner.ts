@@ -191,7 +191,9 @@ export class ProjectionRunner {
     if (this.flushTimer) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      this.flush().catch((err: unknown) => this.deps.logger?.warn({ err, projection: this.projection.name }, 'checkpoint not saved; will retry'));
+      this.flush().catch((err: unknown) =>
+        this.deps.logger?.warn({ err, projection: this.projection.name }, 'checkpoint not saved; will retry'),
+      );
     }, CHECKPOINT_IDLE_MS);
     this.flushTimer.unref();
   }
@@ -206,7 +208,10 @@ export class ProjectionRunner {
     const { store } = this.deps;
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const stored = await store.get<unknown>(this.projection.collection, id);
-      const next = events.length === 1 ? applyEvent(this.projection, stored, events[0]!) : applyEvents(this.projection, stored, events);
+      const next =
+        events.length === 1
+          ? applyEvent(this.projection, stored, events[0]!)
+          : applyEvents(this.projection, stored, events);
       if (!next) return;
       if (await store.put(this.projection.collection, next, stored?.seq ?? null)) return;
     }

@@ -30,6 +30,7 @@ export const webhookDeliveries: Projection<DeliveryState> = {
     { partner_id: 1, environment: 1, event_id: 1 },
     { status: 1, created_at: 1, _id: 1 },
   ],
-  documentId: (e) => (e.streamId.startsWith(DELIVERY_STREAM_PREFIX) ? e.streamId.slice(DELIVERY_STREAM_PREFIX.length) : null),
+  documentId: (e) =>
+    e.streamId.startsWith(DELIVERY_STREAM_PREFIX) ? e.streamId.slice(DELIVERY_STREAM_PREFIX.length) : null,
   evolve: (doc, e) => evolveDelivery(doc, { type: e.type, data: e.data } as DeliveryEvent),
 };

@@ -11,7 +11,11 @@ export const configSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe('HTTP port to listen on.'),
     HOST: z.string().min(1).default('0.0.0.0').describe('Interface to bind.'),
-    DATA_DIR: z.string().min(1).default('./data').describe('Where the embedded stores keep their files; created if missing.'),
+    DATA_DIR: z
+      .string()
+      .min(1)
+      .default('./data')
+      .describe('Where the embedded stores keep their files; created if missing.'),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
@@ -19,12 +23,18 @@ export const configSchema = z
     EVENT_STORE: z.enum(['embedded', 'eventstoredb']).default('embedded').describe('Event store adapter.'),
     EVENTSTORE_URL: z
       .string()
-      .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\/[^/?]/, 'must be an esdb://host:2113 connection string (kurrentdb:// and kdb:// are read as esdb://)')
+      .regex(
+        /^(esdb|kurrentdb|kdb)(\+discover)?:\/\/[^/?]/,
+        'must be an esdb://host:2113 connection string (kurrentdb:// and kdb:// are read as esdb://)',
+      )
       // Client 6 parses only esdb:// and esdb+discover://; KurrentDB's schemes name the same format.
       .transform((url) => url.replace(/^(kurrentdb|kdb)(?=(\+discover)?:\/\/)/, 'esdb'))
       .optional()
       .describe('EventStoreDB connection string, required when EVENT_STORE=eventstoredb.'),
-    READ_STORE: z.enum(['embedded', 'mongodb']).default('embedded').describe('Read-model, key, catalog and rate-limit store.'),
+    READ_STORE: z
+      .enum(['embedded', 'mongodb'])
+      .default('embedded')
+      .describe('Read-model, key, catalog and rate-limit store.'),
     MONGODB_URL: z
       .string()
       .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// connection string')
@@ -44,8 +54,19 @@ export const configSchema = z
       .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
       .optional()
       .describe('AES-256-GCM key for webhook signing secrets at rest. Embedded default: a key file under DATA_DIR.'),
-    DEFAULT_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(600).default(1200).describe('Per-key limit for keys created without --rate-limit.'),
-    BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(102_400).describe('Largest accepted request body.'),
+    DEFAULT_RATE_LIMIT_PER_MIN: z.coerce
+      .number()
+      .int()
+      .min(600)
+      .default(1200)
+      .describe('Per-key limit for keys created without --rate-limit.'),
+    BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(10_485_760)
+      .default(102_400)
+      .describe('Largest accepted request body.'),
     HTTP_REQUEST_TIMEOUT_MS: z.coerce
       .number()
       .int()
@@ -54,35 +75,60 @@ export const configSchema = z
       .min(6_000, 'must be at least 6000 (the headers timeout, at most this, must outlast the 5 s keep-alive by 1 s)')
       .max(600_000)
       .default(30_000)
-      .describe('Longest time a client may take to send a whole request (headers at most 10 s of it); then 408 and the connection closes.'),
+      .describe(
+        'Longest time a client may take to send a whole request (headers at most 10 s of it); then 408 and the connection closes.',
+      ),
     HTTP_MAX_CONNECTIONS: z.coerce
       .number()
       .int()
       .min(1)
       .default(1_000)
-      .describe('Connections the HTTP server holds open at once; more are closed as they arrive. Keep it under the open-file limit.'),
-    SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL').describe('SQLite durability: FULL survives power loss, NORMAL only process crashes.'),
-    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000).describe('How long SIGTERM waits for in-flight requests.'),
+      .describe(
+        'Connections the HTTP server holds open at once; more are closed as they arrive. Keep it under the open-file limit.',
+      ),
+    SQLITE_SYNCHRONOUS: z
+      .enum(['FULL', 'NORMAL'])
+      .default('FULL')
+      .describe('SQLite durability: FULL survives power loss, NORMAL only process crashes.'),
+    SHUTDOWN_GRACE_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(10_000)
+      .describe('How long SIGTERM waits for in-flight requests.'),
     TRUST_PROXY: z
       .string()
-      .refine(validTrustProxy, 'must be a number of proxy hops, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal')
+      .refine(
+        validTrustProxy,
+        'must be a number of proxy hops, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+      )
       .transform((v) => (/^\d+$/.test(v.trim()) ? Number(v) : v))
       .optional()
-      .describe('Reverse proxies whose X-Forwarded-For names the client (Express "trust proxy"); unset: the connecting address is the client.'),
+      .describe(
+        'Reverse proxies whose X-Forwarded-For names the client (Express "trust proxy"); unset: the connecting address is the client.',
+      ),
     AUTH_FAILURES_PER_MIN: z.coerce
       .number()
       .int()
       .min(0)
       .default(60)
-      .describe('Failed authentications a client address may make per minute before its failures answer 429; 0 turns the throttle off.'),
-    PUBLIC_BASE_URL: z.string().url().optional().describe('Public address of this service, used in payment links. Defaults to http://localhost:PORT.'),
+      .describe(
+        'Failed authentications a client address may make per minute before its failures answer 429; 0 turns the throttle off.',
+      ),
+    PUBLIC_BASE_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe('Public address of this service, used in payment links. Defaults to http://localhost:PORT.'),
     METRICS_PORT: z.coerce
       .number()
       .int()
       .min(0)
       .max(65535)
       .optional()
-      .describe('Serve GET /metrics on this port, without a token, instead of on PORT behind ADMIN_TOKEN. Never expose it publicly.'),
+      .describe(
+        'Serve GET /metrics on this port, without a token, instead of on PORT behind ADMIN_TOKEN. Never expose it publicly.',
+      ),
   })
   .superRefine((c, ctx) => {
     if (c.EVENT_STORE === 'eventstoredb' && !c.EVENTSTORE_URL) {

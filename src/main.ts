@@ -24,8 +24,15 @@ async function main(): Promise<void> {
   const service = await buildService(config, stores, { logger, clock: systemClock });
   // METRICS_PORT: GET /metrics there, without a token (never publish that port).
   const metricsServer =
-    config.METRICS_PORT === undefined ? undefined : await startMetricsServer({ scrape: () => service.metrics.scrape(), port: config.METRICS_PORT, host: config.HOST });
-  if (metricsServer) logger.info({ metrics_port: metricsServer.port }, `metrics on http://localhost:${metricsServer.port}/metrics`);
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await startMetricsServer({
+          scrape: () => service.metrics.scrape(),
+          port: config.METRICS_PORT,
+          host: config.HOST,
+        });
+  if (metricsServer)
+    logger.info({ metrics_port: metricsServer.port }, `metrics on http://localhost:${metricsServer.port}/metrics`);
   const server = createHttpServer(service.app.express, {
     logger,
     limits: { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, maxConnections: config.HTTP_MAX_CONNECTIONS },
@@ -33,7 +40,10 @@ async function main(): Promise<void> {
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
-    logger.info({ port, data_dir: config.dataDir, event_store: config.EVENT_STORE, read_store: config.READ_STORE }, `listening on http://localhost:${port}`);
+    logger.info(
+      { port, data_dir: config.dataDir, event_store: config.EVENT_STORE, read_store: config.READ_STORE },
+      `listening on http://localhost:${port}`,
+    );
   });
   installShutdown({
     server,

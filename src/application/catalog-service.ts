@@ -32,7 +32,10 @@ export class CatalogService {
       this.version = await this.deps.store.version();
     }
     if (options.poll !== false) {
-      this.timer = setInterval(() => void this.refresh().catch((err) => this.deps.logger?.error({ err }, 'catalog refresh failed')), this.deps.pollMs ?? 2000);
+      this.timer = setInterval(
+        () => void this.refresh().catch((err) => this.deps.logger?.error({ err }, 'catalog refresh failed')),
+        this.deps.pollMs ?? 2000,
+      );
       this.timer.unref();
     }
   }

@@ -43,7 +43,10 @@ const WORKER_PARTS = 5;
  */
 export function catchUpShares(prefixes: readonly string[]): { worker: EventFilter; main: EventFilter } {
   const parts = [...Array(PARTS).keys()];
-  const share = (of: number[]): EventFilter => ({ streamPrefixes: [...prefixes], partition: { count: PARTS, parts: of } });
+  const share = (of: number[]): EventFilter => ({
+    streamPrefixes: [...prefixes],
+    partition: { count: PARTS, parts: of },
+  });
   return { worker: share(parts.slice(0, WORKER_PARTS)), main: share(parts.slice(WORKER_PARTS)) };
 }
 
@@ -79,7 +82,9 @@ export class CatchUpWorker {
       this.wake();
     });
     this.worker.on('error', (err) => this.fail(err));
-    this.worker.on('exit', (code) => this.fail(new Error(`catch-up worker exited (code ${code}) before reaching the page`)));
+    this.worker.on('exit', (code) =>
+      this.fail(new Error(`catch-up worker exited (code ${code}) before reaching the page`)),
+    );
   }
 
   /** Writes the worker's documents into `store` until they cover everything up to `position`. */

@@ -1,4 +1,10 @@
-import { WrongExpectedRevisionError, type AppendOptions, type AppendResult, type EventMetadata, type EventStore } from '../ports/event-store.js';
+import {
+  WrongExpectedRevisionError,
+  type AppendOptions,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+} from '../ports/event-store.js';
 
 /**
  * One command on one stream, as emmett's CommandHandler: read the stream and fold it, decide,
@@ -95,7 +101,11 @@ export async function handleCommand<State, Event extends StreamEvent>(
     if (options.durability) appendOptions.durability = options.durability;
     let result: AppendResult;
     try {
-      result = await store.append(streamId, events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown>, metadata })), appendOptions);
+      result = await store.append(
+        streamId,
+        events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown>, metadata })),
+        appendOptions,
+      );
     } catch (err) {
       if (!(err instanceof WrongExpectedRevisionError)) throw err;
       if (options.onConflict === 'return') return { conflict: true, state };
@@ -108,7 +118,11 @@ export async function handleCommand<State, Event extends StreamEvent>(
   }
 }
 
-async function readStream<State, Event extends StreamEvent>(store: EventStore, streamId: string, evolver: Evolver<State, Event>): Promise<ReadStream<State>> {
+async function readStream<State, Event extends StreamEvent>(
+  store: EventStore,
+  streamId: string,
+  evolver: Evolver<State, Event>,
+): Promise<ReadStream<State>> {
   const recorded = await store.readStream(streamId);
   let state = evolver.initialState();
   for (const e of recorded) state = evolver.evolve(state, { type: e.type, data: e.data } as Event);

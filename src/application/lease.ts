@@ -177,26 +177,37 @@ export class Lease {
     this.observed = undefined;
     this.deps.logger?.info({ lease: this.stream, holder: this.holder }, 'lease acquired');
     const callbacks = this.callbacks;
-    this.transitions = this.transitions.then(() => callbacks?.onAcquired()).catch((err: unknown) => {
-      this.deps.logger?.error({ err, lease: this.stream }, 'could not start the work of the lease; stepping down');
-      if (this.holding) this.lose();
-    });
+    this.transitions = this.transitions
+      .then(() => callbacks?.onAcquired())
+      .catch((err: unknown) => {
+        this.deps.logger?.error({ err, lease: this.stream }, 'could not start the work of the lease; stepping down');
+        if (this.holding) this.lose();
+      });
   }
 
   private lose(): void {
     this.holding = false;
     this.deps.logger?.info({ lease: this.stream, holder: this.holder }, 'lease lost or given up');
     const callbacks = this.callbacks;
-    this.transitions = this.transitions.then(() => callbacks?.onLost()).catch((err: unknown) => {
-      this.deps.logger?.error({ err, lease: this.stream }, 'could not stop the work of the lease');
-    });
+    this.transitions = this.transitions
+      .then(() => callbacks?.onLost())
+      .catch((err: unknown) => {
+        this.deps.logger?.error({ err, lease: this.stream }, 'could not stop the work of the lease');
+      });
   }
 
   /** False when another replica appended first. */
-  private async append(type: 'LeaseAcquired' | 'LeaseRenewed' | 'LeaseReleased', expectedRevision: ExpectedRevision): Promise<boolean> {
+  private async append(
+    type: 'LeaseAcquired' | 'LeaseRenewed' | 'LeaseReleased',
+    expectedRevision: ExpectedRevision,
+  ): Promise<boolean> {
     const data: LeaseEventData = { holder: this.holder, ttl_ms: this.ttlMs };
     try {
-      await this.deps.events.append(this.stream, [{ type, data: { ...data }, metadata: eventMetadata({ actor: 'system' }) }], { expectedRevision });
+      await this.deps.events.append(
+        this.stream,
+        [{ type, data: { ...data }, metadata: eventMetadata({ actor: 'system' }) }],
+        { expectedRevision },
+      );
       return true;
     } catch (err) {
       if (err instanceof WrongExpectedRevisionError) return false;

@@ -46,7 +46,9 @@ export class ReadModels {
     for (const r of runners) await r.load();
     await this.checkCheckpoints(runners);
     this.catchingUp = this.catchUpTogether(runners)
-      .catch((err: unknown) => this.deps.logger?.error({ err }, 'shared catch-up failed; each projection catches up on its own'))
+      .catch((err: unknown) =>
+        this.deps.logger?.error({ err }, 'shared catch-up failed; each projection catches up on its own'),
+      )
       .then(() => this.follow(runners));
   }
 
@@ -90,7 +92,10 @@ export class ReadModels {
         // Backs off like a runner (projections/runner.ts), so a lasting fault logs twice a minute, not every second.
         this.sharedFailures++;
         const delay = Math.min(RESTART_MS * 2 ** (this.sharedFailures - 1), MAX_RESTART_MS);
-        this.deps.logger?.error({ err, failures: this.sharedFailures, retry_in_ms: delay }, 'shared projection subscription stopped; restarting');
+        this.deps.logger?.error(
+          { err, failures: this.sharedFailures, retry_in_ms: delay },
+          'shared projection subscription stopped; restarting',
+        );
         this.restartTimer = setTimeout(() => this.follow(fed), delay);
         this.restartTimer.unref();
       },
@@ -101,7 +106,10 @@ export class ReadModels {
     for (const r of runners) {
       if (r.subscribed) continue;
       await r.feed(e).catch(async (err: unknown) => {
-        this.deps.logger?.error({ err, projection: r.projection.name }, 'projection failed; it follows the log on its own');
+        this.deps.logger?.error(
+          { err, projection: r.projection.name },
+          'projection failed; it follows the log on its own',
+        );
         if (!this.stopping && !r.subscribed) await r.start(r.position);
       });
     }
@@ -134,7 +142,10 @@ export class ReadModels {
           if (failed.has(r)) continue;
           await r.feedPage(upToHead, through).catch((err: unknown) => {
             failed.add(r);
-            this.deps.logger?.error({ err, projection: r.projection.name }, 'projection failed during catch-up; it retries on its own');
+            this.deps.logger?.error(
+              { err, projection: r.projection.name },
+              'projection failed during catch-up; it retries on its own',
+            );
           });
         }
         after = through;
@@ -152,7 +163,13 @@ export class ReadModels {
   private async startWorker(runners: ProjectionRunner[], after: bigint, head: bigint): Promise<CatchUpWorker | null> {
     const { events, store } = this.deps;
     const file = events.localFile;
-    if (file === undefined || !store.importRows || after !== 0n || head < (this.deps.workerCatchUpFrom ?? WORKER_CATCH_UP_FROM)) return null;
+    if (
+      file === undefined ||
+      !store.importRows ||
+      after !== 0n ||
+      head < (this.deps.workerCatchUpFrom ?? WORKER_CATCH_UP_FROM)
+    )
+      return null;
     if (runners.some((r) => !PROJECTIONS.includes(r.projection))) return null;
     for (const r of runners) if ((await store.count(r.projection.collection)) > 0) return null;
     const projections = runners.map((r) => r.projection.name);

@@ -41,7 +41,12 @@ function buildStore(def: StoreDef, city: City): Store {
     description_ar: def.nameAr === null ? null : def.tpl.taglineAr.replace('{area}', area.nameAr),
     image_url: `${CDN}/stores/${def.id}/cover.jpg`,
     location,
-    address: { line1: `${street}, Building ${1 + Math.floor(rng() * 60)}`, area: area.name, city: city.name, country: city.country },
+    address: {
+      line1: `${street}, Building ${1 + Math.floor(rng() * 60)}`,
+      area: area.name,
+      city: city.name,
+      country: city.country,
+    },
     time_zone: city.timeZone,
     opening_hours: HOURS[def.hours].map((span) => ({ ...span })),
     closures: (def.closures ?? []).map(([date, reason]) => ({ date, reason })),
@@ -55,7 +60,14 @@ function buildStore(def: StoreDef, city: City): Store {
     currency: city.currency,
     prep_time_min: def.tpl.prepMin + Math.floor(rng() * 6),
     category_ids: [...def.tpl.categoryIds],
-    menu: { categories: def.tpl.sections.map((sec) => ({ id: sec.id, name: sec.name, name_ar: def.nameAr === null ? null : sec.nameAr, items: sectionItems(sec.items, def, city.currency, rng) })) },
+    menu: {
+      categories: def.tpl.sections.map((sec) => ({
+        id: sec.id,
+        name: sec.name,
+        name_ar: def.nameAr === null ? null : sec.nameAr,
+        items: sectionItems(sec.items, def, city.currency, rng),
+      })),
+    },
   };
 }
 
@@ -66,7 +78,12 @@ function sectionItems(tpls: ItemTpl[], def: StoreDef, currency: Currency, rng: (
   return (kept.length > 0 ? kept : tpls.slice(0, 1)).map((t) => buildItem(t, def, currency, rng));
 }
 
-function buildItem([slug, name, nameAr, description, descriptionAr, fils, groups = []]: ItemTpl, def: StoreDef, currency: Currency, rng: () => number): Item {
+function buildItem(
+  [slug, name, nameAr, description, descriptionAr, fils, groups = []]: ItemTpl,
+  def: StoreDef,
+  currency: Currency,
+  rng: () => number,
+): Item {
   const price = convert(fils, currency, Math.floor(rng() * 26) - 10);
   const discounted = def.discounted?.includes(slug) || (!def.soldOut?.includes(slug) && rng() < 0.12);
   const arabic = def.nameAr !== null;
@@ -78,7 +95,9 @@ function buildItem([slug, name, nameAr, description, descriptionAr, fils, groups
     description_ar: arabic && rng() >= 0.08 ? descriptionAr : null,
     image_url: `${CDN}/stores/${def.id}/items/${slug}.jpg`,
     price,
-    original_price: discounted ? price + Math.max(50, roundTo(price * (15 + Math.floor(rng() * 21)), 100 * 50) / 100) : null,
+    original_price: discounted
+      ? price + Math.max(50, roundTo(price * (15 + Math.floor(rng() * 21)), 100 * 50) / 100)
+      : null,
     available: def.soldOut?.includes(slug) ? false : def.discounted?.includes(slug) || rng() >= 0.07,
     modifier_groups: groups.map((key) => buildGroup(key, price, currency, arabic)),
   };
@@ -94,7 +113,12 @@ function buildGroup(key: keyof typeof GROUPS, itemPrice: number, currency: Curre
     required: g.required,
     min_select: g.min,
     max_select: g.max,
-    options: g.options.map(([id, name, nameAr, p]) => ({ id, name, name_ar: arabic ? nameAr : null, price: optionPrice(p) })),
+    options: g.options.map(([id, name, nameAr, p]) => ({
+      id,
+      name,
+      name_ar: arabic ? nameAr : null,
+      price: optionPrice(p),
+    })),
   };
 }
 
@@ -112,9 +136,29 @@ function roundTo(n: number, step: number): number {
 
 function feeRules(currency: Currency, freeNearby: boolean): Store['delivery_fee_rules'] {
   if (currency === 'KWD') {
-    return freeNearby ? [{ up_to_m: 3000, fee: 0 }, { up_to_m: 6000, fee: 500 }, { up_to_m: 10000, fee: 1000 }] : [{ up_to_m: 2000, fee: 250 }, { up_to_m: 5000, fee: 500 }, { up_to_m: 9000, fee: 750 }];
+    return freeNearby
+      ? [
+          { up_to_m: 3000, fee: 0 },
+          { up_to_m: 6000, fee: 500 },
+          { up_to_m: 10000, fee: 1000 },
+        ]
+      : [
+          { up_to_m: 2000, fee: 250 },
+          { up_to_m: 5000, fee: 500 },
+          { up_to_m: 9000, fee: 750 },
+        ];
   }
-  return freeNearby ? [{ up_to_m: 5000, fee: 0 }, { up_to_m: 10000, fee: 700 }, { up_to_m: 15000, fee: 1200 }] : [{ up_to_m: 3000, fee: 500 }, { up_to_m: 7000, fee: 900 }, { up_to_m: 12000, fee: 1500 }];
+  return freeNearby
+    ? [
+        { up_to_m: 5000, fee: 0 },
+        { up_to_m: 10000, fee: 700 },
+        { up_to_m: 15000, fee: 1200 },
+      ]
+    : [
+        { up_to_m: 3000, fee: 500 },
+        { up_to_m: 7000, fee: 900 },
+        { up_to_m: 12000, fee: 1500 },
+      ];
 }
 
 function minimumOrder(vertical: Store['vertical'], currency: Currency, rng: () => number): number {

@@ -2,7 +2,8 @@
 import { WEEKDAYS, type Weekday } from '../domain/catalog/local-time.js';
 import type { OpeningSpan } from '../domain/catalog/model.js';
 
-const on = (days: readonly Weekday[], open: string, close: string): OpeningSpan[] => days.map((day) => ({ day, open, close }));
+const on = (days: readonly Weekday[], open: string, close: string): OpeningSpan[] =>
+  days.map((day) => ({ day, open, close }));
 const except = (...skip: Weekday[]) => WEEKDAYS.filter((d) => !skip.includes(d));
 
 export const HOURS = {
@@ -18,10 +19,17 @@ export const HOURS = {
   /** Lunch only, closed on Fridays. */
   lunch: on(except('fri'), '11:00', '16:00'),
   /** Two shifts, Friday evening only. */
-  split: [...on(except('fri'), '09:00', '13:00'), ...on(except('fri'), '16:30', '23:00'), ...on(['fri'], '16:30', '23:00')],
+  split: [
+    ...on(except('fri'), '09:00', '13:00'),
+    ...on(except('fri'), '16:30', '23:00'),
+    ...on(['fri'], '16:30', '23:00'),
+  ],
   /** 7 am to 1 am. */
   grocery: on(WEEKDAYS, '07:00', '01:00'),
-  'weekend-late': [...on(['sun', 'mon', 'tue', 'wed'], '11:00', '23:00'), ...on(['thu', 'fri', 'sat'], '11:00', '02:00')],
+  'weekend-late': [
+    ...on(['sun', 'mon', 'tue', 'wed'], '11:00', '23:00'),
+    ...on(['thu', 'fri', 'sat'], '11:00', '02:00'),
+  ],
   /** To midnight. */
   pharmacy: on(WEEKDAYS, '08:00', '00:00'),
   /** No hours at all: closed whatever the time. */

@@ -16,7 +16,10 @@ export class CliError extends Error {}
  * The webhook secrets key is checked only when `webhookKeyCheck` is set (commands that seal or
  * open signing secrets): a wrong key file must not block revoking a leaked API key.
  */
-export async function withStores<T>(fn: (stores: Stores, config: Config) => Promise<T>, options: Pick<OpenStoresOptions, 'webhookKeyCheck'> = {}): Promise<T> {
+export async function withStores<T>(
+  fn: (stores: Stores, config: Config) => Promise<T>,
+  options: Pick<OpenStoresOptions, 'webhookKeyCheck'> = {},
+): Promise<T> {
   const config = cliConfig();
   let stores: Stores;
   try {
@@ -39,14 +42,20 @@ export async function withStores<T>(fn: (stores: Stores, config: Config) => Prom
  * service.db is neither created nor given an id, and the log gets no id, so the refusal stands
  * for the server. `readModels` is there only when the stores opened.
  */
-export async function withEventLog<T>(fn: (events: EventStore, config: Config, readModels: ReadModelStore | undefined) => Promise<T>): Promise<T> {
+export async function withEventLog<T>(
+  fn: (events: EventStore, config: Config, readModels: ReadModelStore | undefined) => Promise<T>,
+): Promise<T> {
   const config = cliConfig();
   const eventsFile = path.join(config.dataDir, EVENTS_FILE);
   let stores: Stores;
   try {
     stores = await openStores(config, { integrityCheck: false, webhookKeyCheck: false });
   } catch (err) {
-    if (!(err instanceof IdentityRefusal) || config.EVENT_STORE !== 'embedded' || (fs.statSync(eventsFile, { throwIfNoEntry: false })?.size ?? 0) === 0) {
+    if (
+      !(err instanceof IdentityRefusal) ||
+      config.EVENT_STORE !== 'embedded' ||
+      (fs.statSync(eventsFile, { throwIfNoEntry: false })?.size ?? 0) === 0
+    ) {
       if (err instanceof Refusal) throw new CliError(err.message);
       throw err;
     }
@@ -87,7 +96,11 @@ export function printTable(rows: Array<Record<string, unknown>>): void {
   const cols = Object.keys(rows[0]!);
   const text = (v: unknown) => (Array.isArray(v) ? v.join(',') : v === null || v === undefined ? '-' : String(v));
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n';
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd() + '\n';
   process.stdout.write(line(cols));
   for (const r of rows) process.stdout.write(line(cols.map((c) => text(r[c]))));
 }

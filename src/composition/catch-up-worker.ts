@@ -22,7 +22,10 @@ const reader = new PageReader(new Database(request.file, { readonly: true, fileM
 // Its documents: the JSON it sends is stored as is, and the recently changed ones stay parsed.
 const own = new SqliteReadModelStore();
 const recent = new LRUCache<string, StoredDocument<unknown>>({ max: 5_000 });
-const projections = PROJECTIONS.filter((p) => request.projections.includes(p.name)).map((p) => ({ p, fields: indexedFields(p.indexes ?? []) }));
+const projections = PROJECTIONS.filter((p) => request.projections.includes(p.name)).map((p) => ({
+  p,
+  fields: indexedFields(p.indexes ?? []),
+}));
 
 let credit = MAX_BATCHES_AHEAD;
 let resume: (() => void) | undefined;
@@ -32,7 +35,7 @@ port.on('message', () => {
 });
 
 let after = 0n;
-for (let reachedHead = false; !reachedHead; ) {
+for (let reachedHead = false; !reachedHead;) {
   const page = reader.page(after, request.pageSize, request.filter);
   reachedHead = page.reachedHead;
   const batch: CatchUpBatch = { through: page.scannedTo, documents: [] };
@@ -46,7 +49,13 @@ for (let reachedHead = false; !reachedHead; ) {
       recent.set(k, next);
       // The indexed fields too, so the main thread need not parse the JSON to fill their columns.
       const doc = next.doc as Record<string, unknown>;
-      rows.push([next.id, next.seq, JSON.stringify(next.versions), JSON.stringify(doc), Object.fromEntries(fields.map((f) => [f, doc[f]]))]);
+      rows.push([
+        next.id,
+        next.seq,
+        JSON.stringify(next.versions),
+        JSON.stringify(doc),
+        Object.fromEntries(fields.map((f) => [f, doc[f]])),
+      ]);
     }
     if (rows.length === 0) continue;
     own.importRows(p.collection, rows);

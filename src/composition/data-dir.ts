@@ -6,7 +6,14 @@ import type { Db } from 'mongodb';
 import type { Config } from '../config.js';
 import { createPrivately, LOCK_WAIT_MS, openSqlite, useWal } from '../adapters/sqlite/open.js';
 import { Refusal } from '../shared/refusal.js';
-import { decryptSecret, encryptSecret, KEY_FILE_NAME, parseKeyFromConfig, readKeyFile, SecretBoxError } from '../webhooks/secret-box.js';
+import {
+  decryptSecret,
+  encryptSecret,
+  KEY_FILE_NAME,
+  parseKeyFromConfig,
+  readKeyFile,
+  SecretBoxError,
+} from '../webhooks/secret-box.js';
 import { newSigningSecret } from '../webhooks/signing.js';
 
 /**
@@ -99,7 +106,9 @@ export function openEmbeddedFiles(config: Config, options: { integrity: boolean 
     });
   }
 
-  const service = withService ? opened(serviceFile, () => openSqlite(serviceFile, config.SQLITE_SYNCHRONOUS)) : undefined;
+  const service = withService
+    ? opened(serviceFile, () => openSqlite(serviceFile, config.SQLITE_SYNCHRONOUS))
+    : undefined;
   try {
     if (service && options.integrity) quickCheck(service, serviceFile);
     if (!withEvents) return { ...(service ? { service } : {}) };
@@ -113,7 +122,9 @@ export function openEmbeddedFiles(config: Config, options: { integrity: boolean 
       ...(serviceId ? [`service.db belongs to data directory ${serviceId}`] : []),
       // The key file alone is no sign of life: with no sealed secret in service.db it guards nothing
       // (a reset that keeps it, or a key placed before the first start).
-      ...(hasRows(service!, 'partners') || hasRows(service!, 'webhook_endpoints') ? ['service.db has partners or webhook endpoints'] : []),
+      ...(hasRows(service!, 'partners') || hasRows(service!, 'webhook_endpoints')
+        ? ['service.db has partners or webhook endpoints']
+        : []),
     ];
     // After service.db (see the ordering above).
     if (isEmpty(eventsFile) && lived.length > 0) throw logLost(eventsFile, lived);
@@ -142,13 +153,17 @@ export function openEmbeddedFiles(config: Config, options: { integrity: boolean 
  */
 export function adoptDataDir(config: Config): string {
   prepareDataDir(config.dataDir);
-  const service = opened(path.join(config.dataDir, SERVICE_FILE), () => openSqlite(path.join(config.dataDir, SERVICE_FILE), config.SQLITE_SYNCHRONOUS));
+  const service = opened(path.join(config.dataDir, SERVICE_FILE), () =>
+    openSqlite(path.join(config.dataDir, SERVICE_FILE), config.SQLITE_SYNCHRONOUS),
+  );
   try {
     return withDb(openLog(path.join(config.dataDir, EVENTS_FILE)), (log) => {
       log.exec(IDENTITY_TABLE);
       service.exec(IDENTITY_TABLE);
       const id = claimId(log, randomUUID());
-      service.prepare('INSERT OR REPLACE INTO data_directory (slot, id, created_at) VALUES (1, ?, ?)').run(id, new Date().toISOString());
+      service
+        .prepare('INSERT OR REPLACE INTO data_directory (slot, id, created_at) VALUES (1, ?, ?)')
+        .run(id, new Date().toISOString());
       return id;
     });
   } finally {
@@ -182,8 +197,12 @@ export function checkWebhookKey(config: Config, sealed: string | null): void {
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
     const source = config.WEBHOOK_SECRETS_KEY ? 'WEBHOOK_SECRETS_KEY' : keyFile;
-    const fix = config.WEBHOOK_SECRETS_KEY ? 'Set WEBHOOK_SECRETS_KEY to the key they were sealed with' : `Restore ${KEY_FILE_NAME} from a backup of DATA_DIR`;
-    throw new Refusal(`${source} does not open the stored webhook signing secrets: they were sealed with another key. ${fix}; if that key is lost for good, run ${RESEAL} to give every endpoint a new secret.`);
+    const fix = config.WEBHOOK_SECRETS_KEY
+      ? 'Set WEBHOOK_SECRETS_KEY to the key they were sealed with'
+      : `Restore ${KEY_FILE_NAME} from a backup of DATA_DIR`;
+    throw new Refusal(
+      `${source} does not open the stored webhook signing secrets: they were sealed with another key. ${fix}; if that key is lost for good, run ${RESEAL} to give every endpoint a new secret.`,
+    );
   }
 }
 
@@ -193,11 +212,15 @@ const ENDPOINTS = 'webhook_endpoints';
 /** The newest stored signing secret, sealed; null when no endpoint has one. */
 export async function newestSealedSecret(from: { sqlite?: Database.Database; mongo?: Db }): Promise<string | null> {
   if (from.mongo) {
-    const doc = await from.mongo.collection<{ secret_box: string }>(ENDPOINTS).findOne({}, { projection: { secret_box: 1 }, sort: { updated_at: -1 } });
+    const doc = await from.mongo
+      .collection<{ secret_box: string }>(ENDPOINTS)
+      .findOne({}, { projection: { secret_box: 1 }, sort: { updated_at: -1 } });
     return doc?.secret_box ?? null;
   }
   if (!from.sqlite || !hasTable(from.sqlite, ENDPOINTS)) return null;
-  const row = from.sqlite.prepare<[], { secret_box: string }>(`SELECT secret_box FROM ${ENDPOINTS} ORDER BY updated_at DESC LIMIT 1`).get();
+  const row = from.sqlite
+    .prepare<[], { secret_box: string }>(`SELECT secret_box FROM ${ENDPOINTS} ORDER BY updated_at DESC LIMIT 1`)
+    .get();
   return row?.secret_box ?? null;
 }
 
@@ -206,10 +229,20 @@ export async function newestSealedSecret(from: { sqlite?: Database.Database; mon
  * signing secret sealed with `key` (the previous one is dropped: nobody can open it). Partners see
  * a new secret only through rotate-secret; until then their verification fails. Returns how many.
  */
-export async function resealWebhookSecrets(from: { sqlite?: Database.Database; mongo?: Db }, key: Buffer, now: Date): Promise<number> {
+export async function resealWebhookSecrets(
+  from: { sqlite?: Database.Database; mongo?: Db },
+  key: Buffer,
+  now: Date,
+): Promise<number> {
   const fresh = () => {
     const secret = newSigningSecret();
-    return { secret_box: encryptSecret(secret, key), secret_hint: secret.slice(-4), previous_secret_box: null, previous_secret_expires_at: null, updated_at: now.toISOString() };
+    return {
+      secret_box: encryptSecret(secret, key),
+      secret_hint: secret.slice(-4),
+      previous_secret_box: null,
+      previous_secret_expires_at: null,
+      updated_at: now.toISOString(),
+    };
   };
   if (from.mongo) {
     const endpoints = from.mongo.collection<{ _id: string; version: number }>(ENDPOINTS);
@@ -227,7 +260,9 @@ export async function resealWebhookSecrets(from: { sqlite?: Database.Database; m
        previous_secret_expires_at = @previous_secret_expires_at, updated_at = @updated_at, version = version + 1
      WHERE partner_id = @partner_id AND environment = @environment`,
   );
-  const rows = db.prepare<[], { partner_id: string; environment: string }>(`SELECT partner_id, environment FROM ${ENDPOINTS}`).all();
+  const rows = db
+    .prepare<[], { partner_id: string; environment: string }>(`SELECT partner_id, environment FROM ${ENDPOINTS}`)
+    .all();
   db.transaction(() => rows.forEach((r) => update.run({ ...r, ...fresh() })))();
   return rows.length;
 }
@@ -342,6 +377,9 @@ function readId(db: Database.Database): string | null {
 
 /** Stores `id` unless the file has one already; the stored id (a concurrent first start may have won). */
 function claimId(db: Database.Database, id: string): string {
-  db.prepare('INSERT OR IGNORE INTO data_directory (slot, id, created_at) VALUES (1, ?, ?)').run(id, new Date().toISOString());
+  db.prepare('INSERT OR IGNORE INTO data_directory (slot, id, created_at) VALUES (1, ?, ?)').run(
+    id,
+    new Date().toISOString(),
+  );
   return readId(db)!;
 }

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ProjectionStatus } from '../application/read-models.js';
-import type { AppendOutcome, GaugeSource, ServiceMetrics, Unregister, WebhookAttemptOutcome } from '../shared/metrics.js';
+import type {
+  AppendOutcome,
+  GaugeSource,
+  ServiceMetrics,
+  Unregister,
+  WebhookAttemptOutcome,
+} from '../shared/metrics.js';
 
 /** The text exposition of one scrape. */
 export interface MetricsScrape {
@@ -155,7 +161,9 @@ export class PrometheusMetrics implements ServiceMetrics {
       registers,
       async collect() {
         this.reset();
-        const values = await Promise.all([...groupLag].map(async ([group, source]) => [group, await read(source)] as const));
+        const values = await Promise.all(
+          [...groupLag].map(async ([group, source]) => [group, await read(source)] as const),
+        );
         for (const [group, value] of values) if (value !== undefined) this.set({ group }, value);
       },
     });
@@ -165,7 +173,10 @@ export class PrometheusMetrics implements ServiceMetrics {
       labelNames: ['lease', 'replica'],
       registers,
     });
-    new Gauge({ name: 'replica_info', help: 'Always 1; names this replica.', labelNames: ['replica'], registers }).set({ replica: this.replica }, 1);
+    new Gauge({ name: 'replica_info', help: 'Always 1; names this replica.', labelNames: ['replica'], registers }).set(
+      { replica: this.replica },
+      1,
+    );
   }
 
   /** The projections whose lag and position the gauges report (ReadModels.status). */

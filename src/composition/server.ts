@@ -52,7 +52,11 @@ export interface Service {
 }
 
 /** Application services over the stores; shared by the server and the CLI. */
-export async function buildServices(config: Config, stores: Stores, deps: { logger: Logger; clock: Clock; pollCatalog?: boolean }): Promise<Services> {
+export async function buildServices(
+  config: Config,
+  stores: Stores,
+  deps: { logger: Logger; clock: Clock; pollCatalog?: boolean },
+): Promise<Services> {
   const catalog = new CatalogService({ store: stores.catalog, logger: deps.logger });
   await catalog.start({ poll: deps.pollCatalog ?? false });
   const checkout = new BuiltinCheckout({ events: stores.events, clock: deps.clock, baseUrl: config.publicBaseUrl });
@@ -64,7 +68,11 @@ export async function buildServices(config: Config, stores: Stores, deps: { logg
 }
 
 /** Wires the application: stores -> application services -> HTTP routes and background workers. */
-export async function buildService(config: Config, rawStores: Stores, deps: { logger: Logger; clock: Clock; webhooks?: WebhookOptions }): Promise<Service> {
+export async function buildService(
+  config: Config,
+  rawStores: Stores,
+  deps: { logger: Logger; clock: Clock; webhooks?: WebhookOptions },
+): Promise<Service> {
   let shuttingDown = false;
   const metrics = new PrometheusMetrics();
   // Every append of the service is timed (event_store_append_duration_seconds); the adapters are unchanged.
@@ -75,7 +83,12 @@ export async function buildService(config: Config, rawStores: Stores, deps: { lo
   metrics.watchProjections(() => services.readModels.status());
   await services.readModels.start();
   const purging = purgeExpiredReadModels(rawStores, services.readModels, deps);
-  const autoAccept = new AutoAccept({ events: stores.events, orders: services.orders, catalog: services.catalog, logger: deps.logger });
+  const autoAccept = new AutoAccept({
+    events: stores.events,
+    orders: services.orders,
+    catalog: services.catalog,
+    logger: deps.logger,
+  });
   await autoAccept.start();
   const stopAutoAcceptLag = metrics.onConsumerGroupLag(AUTO_ACCEPT_GROUP, () => autoAccept.lag());
   const webhooks = createWebhooks({
@@ -91,7 +104,12 @@ export async function buildService(config: Config, rawStores: Stores, deps: { lo
   await webhooks.start();
 
   const routes = [
-    ...healthRoutes({ readiness: stores.readiness, storage: storage.check, readModels: () => services.readModels.stuckReport(), isShuttingDown: () => shuttingDown }),
+    ...healthRoutes({
+      readiness: stores.readiness,
+      storage: storage.check,
+      readModels: () => services.readModels.stuckReport(),
+      isShuttingDown: () => shuttingDown,
+    }),
     ...pingRoutes({ clock: deps.clock }),
     ...orderRoutes({ orders: services.orders }),
     ...orderReadRoutes({ queries: services.queries }),
@@ -144,11 +162,16 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
  * up (a replay brings old deliveries back), then every hour. MongoDB's TTL index does it too where
  * the server has TTL indexes; every replica purging is harmless.
  */
-function purgeExpiredReadModels(stores: Stores, readModels: ReadModels, deps: { logger: Logger; clock: Clock }): { stop(): void } {
+function purgeExpiredReadModels(
+  stores: Stores,
+  readModels: ReadModels,
+  deps: { logger: Logger; clock: Clock },
+): { stop(): void } {
   const purge = () =>
     stores.readModels.purgeExpired?.(deps.clock.now()).then(
       (purged) => deps.logger.info({ purged }, 'purged read-model documents past their retention'),
-      (err: unknown) => deps.logger.error({ err }, 'purging read-model documents past their retention failed; next try in an hour'),
+      (err: unknown) =>
+        deps.logger.error({ err }, 'purging read-model documents past their retention failed; next try in an hour'),
     );
   let stopped = false;
   void readModels.catchUp(webhookDeliveries.name, LOG_CATCH_UP_MS).then(() => {

@@ -26,13 +26,16 @@ export function watchStorage(store: EventStore, deps: { clock: Clock; logger: Lo
       failure = null;
       return result;
     } catch (err) {
-      if (err instanceof StorageUnavailableError && !failure) deps.logger.error({ err }, 'event store writes fail: storage unavailable');
+      if (err instanceof StorageUnavailableError && !failure)
+        deps.logger.error({ err }, 'event store writes fail: storage unavailable');
       if (err instanceof StorageUnavailableError) failure = err;
       throw err;
     }
   };
-  const append: EventStore['append'] = (streamId, events, options) => noted(() => store.append(streamId, events, options));
-  const setStreamMaxCount: EventStore['setStreamMaxCount'] = (streamId, maxCount) => noted(() => store.setStreamMaxCount(streamId, maxCount));
+  const append: EventStore['append'] = (streamId, events, options) =>
+    noted(() => store.append(streamId, events, options));
+  const setStreamMaxCount: EventStore['setStreamMaxCount'] = (streamId, maxCount) =>
+    noted(() => store.setStreamMaxCount(streamId, maxCount));
   // Bound once per member, and again if the store's member is replaced.
   const bound = new Map<PropertyKey, { of: unknown; fn: unknown }>();
   const events = new Proxy(store, {
@@ -42,7 +45,8 @@ export function watchStorage(store: EventStore, deps: { clock: Clock; logger: Lo
       const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       let entry = bound.get(prop);
-      if (entry?.of !== value) bound.set(prop, (entry = { of: value, fn: (value as (...args: unknown[]) => unknown).bind(target) }));
+      if (entry?.of !== value)
+        bound.set(prop, (entry = { of: value, fn: (value as (...args: unknown[]) => unknown).bind(target) }));
       return entry.fn;
     },
   });
@@ -50,7 +54,11 @@ export function watchStorage(store: EventStore, deps: { clock: Clock; logger: Lo
   let probing: Promise<void> | undefined;
   const probe = async (): Promise<void> => {
     const at = deps.clock.now().toISOString();
-    await append(STORAGE_PROBE_STREAM, [{ type: 'StorageProbed', data: { at }, metadata: eventMetadata({ actor: 'system', at }) }], { expectedRevision: 'any' });
+    await append(
+      STORAGE_PROBE_STREAM,
+      [{ type: 'StorageProbed', data: { at }, metadata: eventMetadata({ actor: 'system', at }) }],
+      { expectedRevision: 'any' },
+    );
     await setStreamMaxCount(STORAGE_PROBE_STREAM, 1);
   };
   return {

@@ -60,12 +60,26 @@ export async function openStores(config: Config, options: OpenStoresOptions = {}
     // command in embedded mode then starts in about a third of the time.
     const events: EventStore =
       config.EVENT_STORE === 'eventstoredb'
-        ? new (await import('../adapters/eventstoredb/event-store.js')).EsdbEventStore(config.EVENTSTORE_URL!, options.logger ? { logger: options.logger } : {})
-        : new SqliteEventStore({ file: path.join(config.dataDir, EVENTS_FILE), synchronous: config.SQLITE_SYNCHRONOUS, ...(options.logger ? { logger: options.logger } : {}) });
+        ? new (await import('../adapters/eventstoredb/event-store.js')).EsdbEventStore(
+            config.EVENTSTORE_URL!,
+            options.logger ? { logger: options.logger } : {},
+          )
+        : new SqliteEventStore({
+            file: path.join(config.dataDir, EVENTS_FILE),
+            synchronous: config.SQLITE_SYNCHRONOUS,
+            ...(options.logger ? { logger: options.logger } : {}),
+          });
     closers.push(() => events.close());
 
     if (config.READ_STORE === 'mongodb') {
-      const [{ MongoClient }, { MongoPartnerStore }, { MongoCatalogStore }, { MongoReadModelStore }, { MongoWebhookEndpointStore }, { ensureRateLimitIndexes }] = await Promise.all([
+      const [
+        { MongoClient },
+        { MongoPartnerStore },
+        { MongoCatalogStore },
+        { MongoReadModelStore },
+        { MongoWebhookEndpointStore },
+        { ensureRateLimitIndexes },
+      ] = await Promise.all([
         import('mongodb'),
         import('../adapters/mongodb/partner-store.js'),
         import('../adapters/mongodb/catalog-store.js'),
@@ -95,7 +109,15 @@ export async function openStores(config: Config, options: OpenStoresOptions = {}
         webhookEndpoints: new MongoWebhookEndpointStore(db),
         mongo: db,
         rateLimiterFactory: (points) =>
-          new RateLimiterMongo({ storeClient: client, dbName: db.databaseName, tableName: RATE_LIMITS, keyPrefix: `rl${points}`, points, duration: 60, disableIndexesCreation: true }),
+          new RateLimiterMongo({
+            storeClient: client,
+            dbName: db.databaseName,
+            tableName: RATE_LIMITS,
+            keyPrefix: `rl${points}`,
+            points,
+            duration: 60,
+            disableIndexesCreation: true,
+          }),
         readiness: readiness(events, partners),
         close,
       };

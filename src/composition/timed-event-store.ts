@@ -14,7 +14,10 @@ export function timedEventStore(store: EventStore, metrics: Pick<ServiceMetrics,
       metrics.eventStoreAppend('ok', (performance.now() - started) / 1000);
       return result;
     } catch (err) {
-      metrics.eventStoreAppend(err instanceof WrongExpectedRevisionError ? 'conflict' : 'error', (performance.now() - started) / 1000);
+      metrics.eventStoreAppend(
+        err instanceof WrongExpectedRevisionError ? 'conflict' : 'error',
+        (performance.now() - started) / 1000,
+      );
       throw err;
     }
   };
@@ -26,7 +29,8 @@ export function timedEventStore(store: EventStore, metrics: Pick<ServiceMetrics,
       const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       let entry = bound.get(prop);
-      if (entry?.of !== value) bound.set(prop, (entry = { of: value, fn: (value as (...args: unknown[]) => unknown).bind(target) }));
+      if (entry?.of !== value)
+        bound.set(prop, (entry = { of: value, fn: (value as (...args: unknown[]) => unknown).bind(target) }));
       return entry.fn;
     },
   });

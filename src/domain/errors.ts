@@ -15,14 +15,23 @@ export const ERROR_CODES = {
   order_not_found: { status: 404, message: 'No such order.' },
   delivery_not_found: { status: 404, message: 'No such webhook delivery.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
-  idempotency_conflict: { status: 409, message: 'This Idempotency-Key was already used with a different request body.' },
-  idempotency_in_progress: { status: 409, message: 'A request with this Idempotency-Key is still being processed; retry shortly.' },
+  idempotency_conflict: {
+    status: 409,
+    message: 'This Idempotency-Key was already used with a different request body.',
+  },
+  idempotency_in_progress: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+  },
   order_not_cancellable: { status: 409, message: 'The order can no longer be cancelled.' },
   invalid_transition: { status: 409, message: 'The order cannot make this transition in its current state.' },
   payment_not_required: { status: 409, message: 'This order needs no online payment.' },
   payment_pending: { status: 409, message: 'The order is waiting for its card payment.' },
   concurrent_modification: { status: 409, message: 'The resource was modified concurrently; retry the request.' },
-  delivery_in_progress: { status: 409, message: 'An attempt of this webhook delivery is in flight; retry once it has ended.' },
+  delivery_in_progress: {
+    status: 409,
+    message: 'An attempt of this webhook delivery is in flight; retry once it has ended.',
+  },
   webhook_endpoint_not_configured: { status: 409, message: 'No webhook endpoint is registered for this environment.' },
   request_timeout: { status: 408, message: 'The request was not received in time; send it again.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
@@ -37,7 +46,10 @@ export const ERROR_CODES = {
   headers_too_large: { status: 431, message: 'The request headers are too large.' },
   internal_error: { status: 500, message: 'An internal error occurred; retry the request.' },
   service_unavailable: { status: 503, message: 'The service is starting or shutting down; retry shortly.' },
-  storage_unavailable: { status: 503, message: 'The service cannot store data right now (its storage is full or failing); retry later.' },
+  storage_unavailable: {
+    status: 503,
+    message: 'The service cannot store data right now (its storage is full or failing); retry later.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

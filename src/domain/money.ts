@@ -48,7 +48,9 @@ export function toMajor(minor: number, currency: Currency): number {
   const d = decimalsOf(currency);
   // Build the decimal text from integers so no float arithmetic touches the value.
   const sign = minor < 0 ? '-' : '';
-  const abs = Math.abs(minor).toString().padStart(d + 1, '0');
+  const abs = Math.abs(minor)
+    .toString()
+    .padStart(d + 1, '0');
   const text = d === 0 ? abs : `${abs.slice(0, abs.length - d)}.${abs.slice(abs.length - d)}`;
   return Number(sign + text);
 }

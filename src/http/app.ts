@@ -58,13 +58,18 @@ export function createApp(deps: AppDeps): App {
   const startMetrics = deps.metrics ? requestMetrics(deps.metrics) : undefined;
   const body = jsonBody(deps.bodyLimitBytes);
   const throttle = new AuthThrottle({ logger: deps.logger, failures: deps.authFailuresPerMin });
-  const dispatch = routeDispatcher(routes, {
-    authenticate: authenticator(deps.keys, throttle),
-    rateLimit: rateLimiter(deps.limits),
-    requireAdmin: adminGuard(deps.adminToken, throttle),
-  }, unrouted);
+  const dispatch = routeDispatcher(
+    routes,
+    {
+      authenticate: authenticator(deps.keys, throttle),
+      rateLimit: rateLimiter(deps.limits),
+      requireAdmin: adminGuard(deps.adminToken, throttle),
+    },
+    unrouted,
+  );
   // Express would answer OPTIONS itself with a text/plain 200; this API has no OPTIONS (no browser CORS).
-  const route = (req: Request, res: Response, next: NextFunction): void => (req.method === 'OPTIONS' ? unrouted(req, res, next) : dispatch(req, res, next));
+  const route = (req: Request, res: Response, next: NextFunction): void =>
+    req.method === 'OPTIONS' ? unrouted(req, res, next) : dispatch(req, res, next);
   // Every step of a request in one middleware (each Express layer costs a dispatch per request):
   // request id, access log, request metrics, body (only when there is one), then the route.
   app.use((req, res, next) => {

@@ -18,7 +18,12 @@ export interface HttpServerLimits {
 }
 
 /** A body of the default BODY_LIMIT_BYTES (100 KiB) in 30 s needs a client sending about 3.4 KB/s. */
-export const DEFAULT_HTTP_LIMITS: HttpServerLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000, keepAliveTimeoutMs: 5_000 };
+export const DEFAULT_HTTP_LIMITS: HttpServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 1_000,
+  keepAliveTimeoutMs: 5_000,
+};
 
 /**
  * The headers timeout exceeds the keep-alive timeout by at least this much, so an idle kept-alive
@@ -52,7 +57,8 @@ function answerClientError(logger: Logger) {
       return;
     }
     const code = PARSER_REFUSALS[err.code ?? ''] ?? 'validation_error';
-    const error = code === 'validation_error' ? new ApiError(code, 'The request is not valid HTTP/1.1.') : new ApiError(code);
+    const error =
+      code === 'validation_error' ? new ApiError(code, 'The request is not valid HTTP/1.1.') : new ApiError(code);
     const requestId = (inFlight?.locals?.requestId as string | undefined) ?? newId('req', 12);
     const body = JSON.stringify(errorEnvelope(error, requestId));
     const head =
@@ -62,16 +68,24 @@ function answerClientError(logger: Logger) {
       `X-Request-Id: ${requestId}\r\n` +
       'Connection: close\r\n\r\n';
     socket.end(head + body, () => socket.destroy());
-    logger.info({ request_id: requestId, status: error.status, error_code: error.code, reason: err.code }, 'request refused');
+    logger.info(
+      { request_id: requestId, status: error.status, error_code: error.code, reason: err.code },
+      'request refused',
+    );
   };
 }
 
 /** The API's Node HTTP server around the Express app: its timeouts and limits live here. */
-export function createHttpServer(app: Express, options: { logger: Logger; limits?: Partial<HttpServerLimits> }): http.Server {
+export function createHttpServer(
+  app: Express,
+  options: { logger: Logger; limits?: Partial<HttpServerLimits> },
+): http.Server {
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
   const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   if (headersTimeout < limits.keepAliveTimeoutMs + KEEP_ALIVE_MARGIN_MS) {
-    throw new RangeError(`the headers timeout (${headersTimeout} ms) must exceed the keep-alive timeout (${limits.keepAliveTimeoutMs} ms) by ${KEEP_ALIVE_MARGIN_MS} ms`);
+    throw new RangeError(
+      `the headers timeout (${headersTimeout} ms) must exceed the keep-alive timeout (${limits.keepAliveTimeoutMs} ms) by ${KEEP_ALIVE_MARGIN_MS} ms`,
+    );
   }
   const server = http.createServer(
     {

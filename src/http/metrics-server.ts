@@ -13,18 +13,30 @@ export interface MetricsServer {
  * else 404 (405 for another method on /metrics). No token, so this port must not be reachable from
  * outside the network Prometheus scrapes from (docs/operations.md, "Metrics").
  */
-export async function startMetricsServer(options: { scrape: MetricsSource; port: number; host: string }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  scrape: MetricsSource;
+  port: number;
+  host: string;
+}): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics') return void res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: the metrics are at /metrics\n');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
+    if (path !== '/metrics')
+      return void res
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('Not found: the metrics are at /metrics\n');
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return void res
+        .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' })
+        .end('Method not allowed\n');
     options.scrape().then(
       ({ contentType, body }) => {
         res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
         res.end(req.method === 'HEAD' ? undefined : body);
       },
       (err: unknown) => {
-        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`Metrics could not be collected: ${(err as Error).message}\n`);
+        res
+          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+          .end(`Metrics could not be collected: ${(err as Error).message}\n`);
       },
     );
   });

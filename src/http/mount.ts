@@ -59,7 +59,8 @@ function validBody(route: RouteSpec, req: Request): unknown {
   const schema = route.request?.body;
   if (!schema) return undefined;
   if (hasBody(req)) return parseOrThrow(schema, req.body, 'body');
-  if (!route.request?.bodyOptional) throw new ApiError('validation_error', 'A JSON request body is required.', { param: 'body' });
+  if (!route.request?.bodyOptional)
+    throw new ApiError('validation_error', 'A JSON request body is required.', { param: 'body' });
   return undefined;
 }
 
@@ -68,10 +69,19 @@ function validBody(route: RouteSpec, req: Request): unknown {
  * handler, envelope. Express's router would cost a layer dispatch per route tried; find-my-way is
  * one radix-tree walk. No match goes to `unrouted` (404/405); errors go to `next`.
  */
-export function routeDispatcher(routes: RouteSpec[], options: MountOptions, unrouted: (req: Request, res: Response, next: NextFunction) => void) {
+export function routeDispatcher(
+  routes: RouteSpec[],
+  options: MountOptions,
+  unrouted: (req: Request, res: Response, next: NextFunction) => void,
+) {
   const router = buildRouter(routes);
 
-  async function run(route: RouteSpec, values: Record<string, string | undefined>, req: Request, res: Response): Promise<void> {
+  async function run(
+    route: RouteSpec,
+    values: Record<string, string | undefined>,
+    req: Request,
+    res: Response,
+  ): Promise<void> {
     // Parameters are decoded first, as Express's router does while matching; a bad escape is a 400.
     const raw: Params = Object.create(null) as Params;
     for (const name in values) raw[name] = decodeParam(values[name]!);
@@ -103,7 +113,9 @@ export function routeDispatcher(routes: RouteSpec[], options: MountOptions, unro
       req,
       res,
     };
-    const result = (route.beforeBody && (await route.beforeBody(ctx))) || (await route.handler({ ...ctx, body: validBody(route, req) }));
+    const result =
+      (route.beforeBody && (await route.beforeBody(ctx))) ||
+      (await route.handler({ ...ctx, body: validBody(route, req) }));
     if (result.headers) for (const name in result.headers) res.setHeader(name, result.headers[name]!);
     const status = result.status ?? 200;
     if (result.raw) {

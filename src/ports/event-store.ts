@@ -191,7 +191,8 @@ export function streamPart(streamId: string, prefixes: readonly string[] | undef
 
 /** The part of a stream key (SQLite computes the key in SQL and calls this for the rest). */
 export function keyPart(key: string, count: number): number {
-  if (!Number.isInteger(count) || count < 1) throw new TypeError(`A partition needs a whole number of parts, not ${count}`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new TypeError(`A partition needs a whole number of parts, not ${count}`);
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return (h >>> 0) % count;

@@ -14,5 +14,11 @@ export interface PaymentLink {
  */
 export interface PaymentProvider {
   /** A fresh link on every call; earlier links stay valid until they expire or the order is paid. */
-  createLink(input: { order_id: string; environment: Environment; amount: number; currency: Currency; description: string }): Promise<PaymentLink>;
+  createLink(input: {
+    order_id: string;
+    environment: Environment;
+    amount: number;
+    currency: Currency;
+    description: string;
+  }): Promise<PaymentLink>;
 }

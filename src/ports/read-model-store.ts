@@ -55,7 +55,11 @@ export interface ReadModelStore {
    * everywhere, `purgeExpired` deletes what the retention no longer keeps. (Both adapters have it;
    * optional for wrappers.)
    */
-  ensureIndexes?(collection: string, indexes: readonly IndexSpec[], options?: { retention?: Retention }): Promise<void> | void;
+  ensureIndexes?(
+    collection: string,
+    indexes: readonly IndexSpec[],
+    options?: { retention?: Retention },
+  ): Promise<void> | void;
   /**
    * Deletes, in every collection declared with a retention, the documents older than `now` minus the
    * retention; returns how many per collection. Run periodically; harmless in several processes at

@@ -17,11 +17,18 @@ const REDACT = [
   '*.key',
 ];
 
-export function createLogger(options: { level: string; pretty?: boolean; destination?: pino.DestinationStream }): Logger {
+export function createLogger(options: {
+  level: string;
+  pretty?: boolean;
+  destination?: pino.DestinationStream;
+}): Logger {
   const pretty = options.pretty ?? (process.stdout.isTTY === true && !options.destination);
   const base = { level: options.level, redact: { paths: REDACT, censor: '[redacted]' } };
   if (pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
+    return pino({
+      ...base,
+      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } },
+    });
   }
   return options.destination ? pino(base, options.destination) : pino(base);
 }

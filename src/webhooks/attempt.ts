@@ -1,6 +1,12 @@
 import { ApiError } from '../domain/errors.js';
 import type { Clock } from '../shared/clock.js';
-import type { AttemptAbandonedData, AttemptData, AttemptStartedData, AttemptTrigger, DeliveryEvent } from '../domain/webhook/delivery-events.js';
+import type {
+  AttemptAbandonedData,
+  AttemptData,
+  AttemptStartedData,
+  AttemptTrigger,
+  DeliveryEvent,
+} from '../domain/webhook/delivery-events.js';
 import { MAX_ABANDONED_CLAIMS, dueAt, evolveDelivery, type DeliveryState } from '../domain/webhook/delivery-state.js';
 import type { DeliveryCause, DeliveryLog, LoadedDelivery } from './delivery-log.js';
 import type { WebhookEndpoints, UrlPolicy } from './endpoints.js';
@@ -28,7 +34,10 @@ type Result = SendResult & { url: string };
 
 /** A redelivery asked for while an attempt of the same delivery is out (here or on another replica). */
 export function deliveryInProgress(deliveryId: string): ApiError {
-  return new ApiError('delivery_in_progress', `An attempt of webhook delivery ${deliveryId} is in flight; retry once it has ended.`);
+  return new ApiError(
+    'delivery_in_progress',
+    `An attempt of webhook delivery ${deliveryId} is in flight; retry once it has ended.`,
+  );
 }
 
 /**
@@ -45,7 +54,12 @@ export function deliveryInProgress(deliveryId: string): ApiError {
  * several replicas would otherwise wait on one another's claims with no order among them, and a
  * partner's client would time out long before its turn.
  */
-export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, trigger: AttemptTrigger, requestId: string | null = null): Promise<DeliveryState | null> {
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  deliveryId: string,
+  trigger: AttemptTrigger,
+  requestId: string | null = null,
+): Promise<DeliveryState | null> {
   for (;;) {
     const loaded = await deps.log.load(deliveryId);
     if (!loaded) return null;
@@ -64,9 +78,19 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, tri
       if (!due || Date.parse(due) > now.getTime()) return state;
     }
     const at = now.toISOString();
-    const claim: AttemptStartedData = { delivery_id: state.id, attempt: state.attempt_count + 1, trigger, at, sender: deps.sender };
+    const claim: AttemptStartedData = {
+      delivery_id: state.id,
+      attempt: state.attempt_count + 1,
+      trigger,
+      at,
+      sender: deps.sender,
+    };
     const events: DeliveryEvent[] = [{ type: 'WebhookAttemptStarted', data: claim }];
-    if (trigger === 'redelivery') events.unshift({ type: 'WebhookRedeliveryRequested', data: { delivery_id: state.id, at, request_id: requestId } });
+    if (trigger === 'redelivery')
+      events.unshift({
+        type: 'WebhookRedeliveryRequested',
+        data: { delivery_id: state.id, at, request_id: requestId },
+      });
     // 'ordered': every replica sees the claim once it is committed, which is what makes it a claim;
     // the outcome, appended after it in the same log, is never durable without it. A power loss that
     // takes the claim back means a crash, after which a second send is allowed. Waiting for the disk
@@ -75,7 +99,11 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, tri
       if (trigger === 'schedule') return (await deps.log.load(deliveryId))?.state ?? null; // another replica claimed it
       continue; // read again: claimed by another attempt (refused above), or only moved on
     }
-    const claimed = { ...loaded, state: events.reduce<DeliveryState | null>(evolveDelivery, state)!, revision: loaded.revision + events.length };
+    const claimed = {
+      ...loaded,
+      state: events.reduce<DeliveryState | null>(evolveDelivery, state)!,
+      revision: loaded.revision + events.length,
+    };
     const result = await send(deps, loaded, now);
     return finish(deps, claimed, claim, result, requestId);
   }
@@ -86,7 +114,13 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, tri
  * redelivery request) only move the revision: the outcome is decided again on a fresh read and
  * appended after them, as long as the claim is still the open one.
  */
-async function finish(deps: AttemptDeps, claimed: LoadedDelivery, claim: AttemptStartedData, result: Result, requestId: string | null): Promise<DeliveryState | null> {
+async function finish(
+  deps: AttemptDeps,
+  claimed: LoadedDelivery,
+  claim: AttemptStartedData,
+  result: Result,
+  requestId: string | null,
+): Promise<DeliveryState | null> {
   const handled = await deps.log.handle(
     claimed,
     (state) => {
@@ -102,7 +136,12 @@ async function finish(deps: AttemptDeps, claimed: LoadedDelivery, claim: Attempt
 }
 
 /** The outcome of the open claim: its attempt, and the delivery's failure after the last scheduled one. */
-function outcomeEvents(deps: AttemptDeps, state: DeliveryState, claim: DeliveryState['sending'] & {}, result: Result): DeliveryEvent[] {
+function outcomeEvents(
+  deps: AttemptDeps,
+  state: DeliveryState,
+  claim: DeliveryState['sending'] & {},
+  result: Result,
+): DeliveryEvent[] {
   const finished = deps.clock.now();
   const scheduled = state.scheduled_attempts + (claim.trigger === 'schedule' ? 1 : 0);
   const next = claim.trigger === 'schedule' && !result.ok ? nextAttemptAt(scheduled, finished) : null;
@@ -117,9 +156,14 @@ function outcomeEvents(deps: AttemptDeps, state: DeliveryState, claim: DeliveryS
     error: result.error,
     next_attempt_at: next ? next.toISOString() : null,
   };
-  const events: DeliveryEvent[] = [{ type: result.ok ? 'WebhookAttemptSucceeded' : 'WebhookAttemptFailed', data: attempt }];
+  const events: DeliveryEvent[] = [
+    { type: result.ok ? 'WebhookAttemptSucceeded' : 'WebhookAttemptFailed', data: attempt },
+  ];
   if (!result.ok && claim.trigger === 'schedule' && scheduled >= MAX_ATTEMPTS) {
-    events.push({ type: 'WebhookDeliveryFailed', data: { delivery_id: state.id, at: finished.toISOString(), attempts: scheduled } });
+    events.push({
+      type: 'WebhookDeliveryFailed',
+      data: { delivery_id: state.id, at: finished.toISOString(), attempts: scheduled },
+    });
   }
   return events;
 }
@@ -138,8 +182,23 @@ async function abandon(deps: AttemptDeps, loaded: LoadedDelivery, now: Date, req
   const claim = state.sending!;
   const ms = Math.max(0, now.getTime() - Date.parse(claim.at));
   if ((state.abandoned_claims ?? 0) + 1 < MAX_ABANDONED_CLAIMS) {
-    const data: AttemptAbandonedData = { delivery_id: state.id, attempt: claim.attempt, trigger: claim.trigger, claimed_at: claim.at, sender: claim.sender, at: now.toISOString() };
-    if (await deps.log.record(state, [{ type: 'WebhookAttemptAbandoned', data }], loaded.revision, cause(state, requestId))) deps.onOutcome?.('abandoned', ms);
+    const data: AttemptAbandonedData = {
+      delivery_id: state.id,
+      attempt: claim.attempt,
+      trigger: claim.trigger,
+      claimed_at: claim.at,
+      sender: claim.sender,
+      at: now.toISOString(),
+    };
+    if (
+      await deps.log.record(
+        state,
+        [{ type: 'WebhookAttemptAbandoned', data }],
+        loaded.revision,
+        cause(state, requestId),
+      )
+    )
+      deps.onOutcome?.('abandoned', ms);
     return;
   }
   const failed: Result = {
@@ -150,7 +209,8 @@ async function abandon(deps: AttemptDeps, loaded: LoadedDelivery, now: Date, req
     response_excerpt: null,
     url: state.url,
   };
-  if (await deps.log.record(state, outcomeEvents(deps, state, claim, failed), loaded.revision, cause(state, requestId))) deps.onOutcome?.('abandoned', ms);
+  if (await deps.log.record(state, outcomeEvents(deps, state, claim, failed), loaded.revision, cause(state, requestId)))
+    deps.onOutcome?.('abandoned', ms);
 }
 
 /** Re-checks the URL (DNS may have changed), signs afresh and sends to the checked addresses. */
@@ -168,7 +228,13 @@ async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promi
     eventType: envelope.type,
     body,
   });
-  const result = await sendWebhook({ url: check.url, addresses: check.addresses, headers, body, timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+  const result = await sendWebhook({
+    url: check.url,
+    addresses: check.addresses,
+    headers,
+    body,
+    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
   return { ...result, url: endpoint.url };
 }
 

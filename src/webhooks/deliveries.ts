@@ -55,7 +55,9 @@ export class WebhookDeliveries {
     if (q.starting_after !== undefined) {
       const cursor = await readModels.store.get<DeliveryState>(webhookDeliveries.collection, q.starting_after);
       if (!cursor || !this.visible(owner, cursor.doc)) {
-        throw new ApiError('validation_error', `starting_after: no delivery with id ${q.starting_after}.`, { param: 'starting_after' });
+        throw new ApiError('validation_error', `starting_after: no delivery with id ${q.starting_after}.`, {
+          param: 'starting_after',
+        });
       }
       query.after = { value: cursor.doc.created_at, id: cursor.id };
     }
@@ -91,7 +93,15 @@ export class WebhookDeliveries {
       created: this.deps.clock.now().toISOString(),
     });
     return this.deps.dispatcher.schedule(
-      { partnerId: owner.partnerId, environment: owner.environment, url: endpoint.url, envelope, orderId: null, orderRevision: null, typeIndex: 0 },
+      {
+        partnerId: owner.partnerId,
+        environment: owner.environment,
+        url: endpoint.url,
+        envelope,
+        orderId: null,
+        orderRevision: null,
+        typeIndex: 0,
+      },
       { causationId: null, correlationId: requestId, requestId },
     );
   }
@@ -101,7 +111,9 @@ export class WebhookDeliveries {
   }
 
   private visible(owner: EndpointOwner, d: DeliveryState): boolean {
-    return d.partner_id === owner.partnerId && d.environment === owner.environment && d.created_at >= this.retentionStart();
+    return (
+      d.partner_id === owner.partnerId && d.environment === owner.environment && d.created_at >= this.retentionStart()
+    );
   }
 }
 

@@ -30,7 +30,11 @@ export class DeliveryLog {
    * False when the delivery was already scheduled (a re-delivered source event): nothing is written
    * twice. `durability` as in the event-store port.
    */
-  async schedule(data: DeliveryScheduledData, cause: DeliveryCause, durability: AppendOptions['durability'] = 'durable'): Promise<boolean> {
+  async schedule(
+    data: DeliveryScheduledData,
+    cause: DeliveryCause,
+    durability: AppendOptions['durability'] = 'durable',
+  ): Promise<boolean> {
     const scheduled: DeliveryEvent = { type: 'WebhookDeliveryScheduled', data };
     const handled = await handleCommand(this.events, deliveryStream(data.delivery_id), DELIVERIES, () => [scheduled], {
       // The id derives from the source event, so a stream already there is that event's delivery.
@@ -56,7 +60,13 @@ export class DeliveryLog {
    * Appends after `revision`; false when someone else appended first (the caller decides whether to
    * read again). `durability` as in the event-store port.
    */
-  async record(state: DeliveryState, events: DeliveryEvent[], revision: number, cause: DeliveryCause, durability: AppendOptions['durability'] = 'durable'): Promise<boolean> {
+  async record(
+    state: DeliveryState,
+    events: DeliveryEvent[],
+    revision: number,
+    cause: DeliveryCause,
+    durability: AppendOptions['durability'] = 'durable',
+  ): Promise<boolean> {
     const handled = await handleCommand(this.events, deliveryStream(state.id), DELIVERIES, () => events, {
       from: { state, revision },
       onConflict: 'return',
@@ -70,13 +80,23 @@ export class DeliveryLog {
    * Decides on `from` (the delivery as just read) and appends; after an append by someone else,
    * decides again on a fresh read, until the decision is appended or is to append nothing.
    */
-  handle(from: LoadedDelivery, decide: (state: DeliveryState) => DeliveryEvent[], cause: DeliveryCause): Promise<Handled<DeliveryState | null, DeliveryEvent>> {
-    return handleCommand(this.events, deliveryStream(from.state.id), DELIVERIES, (state) => (state ? decide(state) : []), {
-      from,
-      retries: Number.POSITIVE_INFINITY,
-      // Nothing is decided on a missing delivery, so the state here is always one.
-      metadata: (state, events) => metadata(state!, cause, events[0]?.data.at ?? state!.updated_at),
-    });
+  handle(
+    from: LoadedDelivery,
+    decide: (state: DeliveryState) => DeliveryEvent[],
+    cause: DeliveryCause,
+  ): Promise<Handled<DeliveryState | null, DeliveryEvent>> {
+    return handleCommand(
+      this.events,
+      deliveryStream(from.state.id),
+      DELIVERIES,
+      (state) => (state ? decide(state) : []),
+      {
+        from,
+        retries: Number.POSITIVE_INFINITY,
+        // Nothing is decided on a missing delivery, so the state here is always one.
+        metadata: (state, events) => metadata(state!, cause, events[0]?.data.at ?? state!.updated_at),
+      },
+    );
   }
 }
 

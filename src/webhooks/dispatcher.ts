@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { consumerGroupLag, type AppendOptions, type ConsumerGroup, type ConsumerOutcome, type EventStore, type RecordedEvent } from '../ports/event-store.js';
+import {
+  consumerGroupLag,
+  type AppendOptions,
+  type ConsumerGroup,
+  type ConsumerOutcome,
+  type EventStore,
+  type RecordedEvent,
+} from '../ports/event-store.js';
 import type { Environment } from '../domain/environment.js';
 import { isOrderEventType, ORDER_STREAM_PREFIX, type OrderEvent } from '../domain/order/events.js';
 import { foldView } from '../domain/order/state.js';
@@ -39,7 +46,14 @@ export class WebhookDispatcher {
   private stopping = new AbortController();
 
   constructor(
-    private readonly deps: { events: EventStore; endpoints: WebhookEndpoints; log: DeliveryLog; scheduler: Scheduling; clock: Clock; logger?: Logger },
+    private readonly deps: {
+      events: EventStore;
+      endpoints: WebhookEndpoints;
+      log: DeliveryLog;
+      scheduler: Scheduling;
+      clock: Clock;
+      logger?: Logger;
+    },
   ) {}
 
   async start(): Promise<void> {
@@ -70,7 +84,10 @@ export class WebhookDispatcher {
     try {
       return await this.handle(e);
     } catch (err) {
-      this.deps.logger?.error({ err, event_id: e.id, stream: e.streamId, retry_count: retryCount }, 'webhook dispatch failed; retrying');
+      this.deps.logger?.error(
+        { err, event_id: e.id, stream: e.streamId, retry_count: retryCount },
+        'webhook dispatch failed; retrying',
+      );
       await sleep(backoffMs(retryCount), undefined, { signal: this.stopping.signal }).catch(() => undefined);
       return 'retry';
     }
@@ -94,14 +111,26 @@ export class WebhookDispatcher {
     const envelopes = orderEnvelopes({ id: e.id, type: e.type }, before, after).filter(
       (env) => endpoint.events === null || endpoint.events.includes(env.type),
     );
-    const cause = { causationId: e.id, correlationId: typeof e.metadata.correlation_id === 'string' ? e.metadata.correlation_id : null, requestId: null };
+    const cause = {
+      causationId: e.id,
+      correlationId: typeof e.metadata.correlation_id === 'string' ? e.metadata.correlation_id : null,
+      requestId: null,
+    };
     // 'ordered': the group handles one event at a time, and waiting for the disk on each capped it
     // at one sync per event (it fell seconds behind at 200 events/s on a slow disk). The ack that
     // follows is written after the schedule in the same log, so it is never durable without it: a
     // power loss re-delivers the source event and the delivery is scheduled (and sent) again, which
     // at-least-once allows.
     for (const [index, envelope] of envelopes.entries()) {
-      const input = { partnerId, environment, url: endpoint.url, envelope, orderId: after.order_id, orderRevision: e.revision, typeIndex: index };
+      const input = {
+        partnerId,
+        environment,
+        url: endpoint.url,
+        envelope,
+        orderId: after.order_id,
+        orderRevision: e.revision,
+        typeIndex: index,
+      };
       await this.schedule(input, cause, 'ordered');
     }
     return 'ack';
@@ -109,7 +138,15 @@ export class WebhookDispatcher {
 
   /** Records a delivery due at once and hands it to the scheduler (also used for webhook.test). */
   async schedule(
-    input: { partnerId: string; environment: Environment; url: string; envelope: WebhookEnvelope; orderId: string | null; orderRevision: number | null; typeIndex: number },
+    input: {
+      partnerId: string;
+      environment: Environment;
+      url: string;
+      envelope: WebhookEnvelope;
+      orderId: string | null;
+      orderRevision: number | null;
+      typeIndex: number;
+    },
     cause: DeliveryCause,
     durability: AppendOptions['durability'] = 'durable',
   ): Promise<DeliveryState> {

@@ -42,12 +42,16 @@ export class WebhookEndpoints {
   }
 
   /** PUT semantics: the first call creates (and shows the secret once); later calls replace url and events. */
-  async register(owner: EndpointOwner, input: { url: string; events?: string[] | undefined }): Promise<{ created: boolean; endpoint: EndpointView }> {
+  async register(
+    owner: EndpointOwner,
+    input: { url: string; events?: string[] | undefined },
+  ): Promise<{ created: boolean; endpoint: EndpointView }> {
     const events = checkEvents(input.events);
     const check = await checkWebhookUrl(input.url, this.deps.urls);
     if (!check.ok) throw new ApiError('validation_error', check.reason, { param: 'url' });
     return this.change(owner, (current, now) => {
-      if (current) return { record: { ...current, url: input.url, events, updated_at: now, version: current.version + 1 } };
+      if (current)
+        return { record: { ...current, url: input.url, events, updated_at: now, version: current.version + 1 } };
       const secret = newSigningSecret();
       const record: WebhookEndpointRecord = {
         partner_id: owner.partnerId,
@@ -115,7 +119,10 @@ export class WebhookEndpoints {
 }
 
 export function notConfigured(): ApiError {
-  return new ApiError('webhook_endpoint_not_configured', 'No webhook endpoint is registered for this environment; register one with PUT /v1/webhooks/endpoint.');
+  return new ApiError(
+    'webhook_endpoint_not_configured',
+    'No webhook endpoint is registered for this environment; register one with PUT /v1/webhooks/endpoint.',
+  );
 }
 
 export function present(record: WebhookEndpointRecord, secret: string | undefined, now: Date): EndpointView {
@@ -137,7 +144,9 @@ function checkEvents(events: string[] | undefined): EventType[] | null {
   const unknown = unknownEventTypes(events);
   if (unknown.length > 0) {
     const names = unknown.map((n) => JSON.stringify(n)).join(', ');
-    throw new ApiError('validation_error', `events: unknown event type${unknown.length > 1 ? 's' : ''} ${names}.`, { param: 'events' });
+    throw new ApiError('validation_error', `events: unknown event type${unknown.length > 1 ? 's' : ''} ${names}.`, {
+      param: 'events',
+    });
   }
   return [...new Set(events)] as EventType[];
 }

@@ -53,7 +53,9 @@ const LOAD_PAGE = 500;
 
 /** WEBHOOK_SECRETS_KEY when set, else the key file the embedded default keeps under DATA_DIR. */
 export function webhookSecretsKey(config: Config): Buffer {
-  return config.WEBHOOK_SECRETS_KEY ? parseKeyFromConfig(config.WEBHOOK_SECRETS_KEY) : loadOrCreateKeyFile(config.dataDir);
+  return config.WEBHOOK_SECRETS_KEY
+    ? parseKeyFromConfig(config.WEBHOOK_SECRETS_KEY)
+    : loadOrCreateKeyFile(config.dataDir);
 }
 
 export function createWebhooks(deps: {
@@ -67,12 +69,22 @@ export function createWebhooks(deps: {
   options?: WebhookOptions;
 }): Webhooks {
   const { config, events, readModels, clock, logger, metrics = noopMetrics, options = {} } = deps;
-  const urls = { allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_URLS, ...(options.resolve ? { resolve: options.resolve } : {}) };
+  const urls = {
+    allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_URLS,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  };
   const endpoints = new WebhookEndpoints({ store: deps.endpointStore, key: webhookSecretsKey(config), clock, urls });
   const log = new DeliveryLog(events);
   // The lease and the metrics name this replica alike. Without metrics (components built in tests)
   // the lease makes its own id: the no-op metrics' fixed name would be shared by every service.
-  const lease = new Lease({ events, logger }, { name: WEBHOOK_SENDER_LEASE, holder: metrics.replica === noopMetrics.replica ? undefined : metrics.replica, ...options.lease });
+  const lease = new Lease(
+    { events, logger },
+    {
+      name: WEBHOOK_SENDER_LEASE,
+      holder: metrics.replica === noopMetrics.replica ? undefined : metrics.replica,
+      ...options.lease,
+    },
+  );
   // A claim by a process of this host that no longer runs is abandoned at once, not after 20 s.
   const senderGone = (sender: string) => !holderMayBeAlive(sender, lease.holder);
   const attemptDeps = {
@@ -85,7 +97,15 @@ export function createWebhooks(deps: {
     onOutcome: (outcome: WebhookAttemptOutcome, ms: number) => metrics.webhookAttempt(outcome, ms / 1000),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   };
-  const scheduler = new DeliveryScheduler({ attempt: (id, trigger, requestId) => attemptDelivery(attemptDeps, id, trigger, requestId), clock, logger, senderGone }, options.scheduler);
+  const scheduler = new DeliveryScheduler(
+    {
+      attempt: (id, trigger, requestId) => attemptDelivery(attemptDeps, id, trigger, requestId),
+      clock,
+      logger,
+      senderGone,
+    },
+    options.scheduler,
+  );
   // Only the sender keeps an agenda; elsewhere a delivery scheduled here (webhook.test) waits for its rescan.
   const scheduling = { track: (state: DeliveryState) => void (lease.held() && scheduler.track(state)) };
   const dispatcher = new WebhookDispatcher({ events, endpoints, log, scheduler: scheduling, clock, logger });
@@ -117,7 +137,10 @@ export function createWebhooks(deps: {
         metrics.onRetryQueueDepth(() => scheduler.pending()),
         metrics.onConsumerGroupLag(WEBHOOK_DISPATCHER_GROUP, () => dispatcher.lag()),
       );
-      rescan = setInterval(() => void resume(['pending'], false).catch((err: unknown) => logger.error({ err }, 'webhook rescan failed')), RESCAN_MS);
+      rescan = setInterval(
+        () => void resume(['pending'], false).catch((err: unknown) => logger.error({ err }, 'webhook rescan failed')),
+        RESCAN_MS,
+      );
       rescan.unref();
     },
     async onLost() {

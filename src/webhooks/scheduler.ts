@@ -44,7 +44,12 @@ export class DeliveryScheduler {
   private readonly perEndpoint: number;
 
   constructor(
-    private readonly deps: { attempt: Attempt; clock: Clock; logger?: Logger; senderGone?: (sender: string) => boolean },
+    private readonly deps: {
+      attempt: Attempt;
+      clock: Clock;
+      logger?: Logger;
+      senderGone?: (sender: string) => boolean;
+    },
     private readonly options: SchedulerOptions = {},
   ) {
     this.concurrency = options.concurrency ?? 16;
@@ -112,7 +117,11 @@ export class DeliveryScheduler {
    * attempt of the same delivery is in flight here; otherwise it waits for a free slot of the
    * endpoint (the per-endpoint limit holds for redeliveries too).
    */
-  async attemptNow(deliveryId: string, owner: { partner_id: string; environment: string }, requestId: string | null = null): Promise<DeliveryState | null> {
+  async attemptNow(
+    deliveryId: string,
+    owner: { partner_id: string; environment: string },
+    requestId: string | null = null,
+  ): Promise<DeliveryState | null> {
     const endpoint = endpointOf(owner);
     for (;;) {
       if (this.inFlight.has(deliveryId)) throw deliveryInProgress(deliveryId);
@@ -135,7 +144,9 @@ export class DeliveryScheduler {
     const heads = this.laneHeads();
     const busy = new Map<string, number>();
     for (const { endpoint } of this.inFlight.values()) busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
-    const due = [...this.entries.values()].filter((e) => e.dueAt <= now && !this.inFlight.has(e.id)).sort((a, b) => a.dueAt - b.dueAt);
+    const due = [...this.entries.values()]
+      .filter((e) => e.dueAt <= now && !this.inFlight.has(e.id))
+      .sort((a, b) => a.dueAt - b.dueAt);
     for (const entry of due) {
       if (this.inFlight.size >= this.concurrency) return;
       if ((busy.get(entry.endpoint) ?? 0) >= this.perEndpoint) continue;
@@ -152,17 +163,27 @@ export class DeliveryScheduler {
     for (const e of this.entries.values()) {
       if (e.attempted) continue;
       const head = heads.get(e.lane);
-      if (!head || e.rank[0] < head.rank[0] || (e.rank[0] === head.rank[0] && e.rank[1] < head.rank[1])) heads.set(e.lane, e);
+      if (!head || e.rank[0] < head.rank[0] || (e.rank[0] === head.rank[0] && e.rank[1] < head.rank[1]))
+        heads.set(e.lane, e);
     }
     return heads;
   }
 
-  private run(id: string, endpoint: string, trigger: AttemptTrigger, done: (s: DeliveryState | null) => void, requestId: string | null = null): Promise<void> {
+  private run(
+    id: string,
+    endpoint: string,
+    trigger: AttemptTrigger,
+    done: (s: DeliveryState | null) => void,
+    requestId: string | null = null,
+  ): Promise<void> {
     const running = this.deps
       .attempt(id, trigger, requestId)
       .then(done, (err: unknown) => {
         if (isApiError(err)) throw err; // a redelivery refused (in progress): the caller's answer, not a fault
-        this.deps.logger?.error({ err, delivery_id: id }, 'webhook attempt could not be made or recorded; will try again');
+        this.deps.logger?.error(
+          { err, delivery_id: id },
+          'webhook attempt could not be made or recorded; will try again',
+        );
         const entry = this.entries.get(id);
         if (entry) entry.dueAt = this.deps.clock.now().getTime() + BACKOFF_AFTER_ERROR_MS;
         if (trigger === 'redelivery') throw err;

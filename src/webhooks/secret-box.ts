@@ -13,7 +13,8 @@ const TAG_BYTES = 16;
 export class SecretBoxError extends Error {}
 
 function checkKey(key: Buffer): void {
-  if (key.length !== KEY_BYTES) throw new SecretBoxError(`secret-box key must be ${KEY_BYTES} bytes, got ${key.length}`);
+  if (key.length !== KEY_BYTES)
+    throw new SecretBoxError(`secret-box key must be ${KEY_BYTES} bytes, got ${key.length}`);
 }
 
 export function encryptSecret(plain: string, key: Buffer): string {
@@ -21,7 +22,9 @@ export function encryptSecret(plain: string, key: Buffer): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['v1', iv, cipher.getAuthTag(), ciphertext].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join(':');
+  return ['v1', iv, cipher.getAuthTag(), ciphertext]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join(':');
 }
 
 /** Throws SecretBoxError when the text is malformed, was altered, or was sealed with another key. */
@@ -30,7 +33,8 @@ export function decryptSecret(boxed: string, key: Buffer): string {
   const parts = boxed.split(':');
   if (parts.length !== 4 || parts[0] !== 'v1') throw new SecretBoxError('sealed secret is not in the v1 format');
   const [iv, tag, ciphertext] = parts.slice(1).map((p) => Buffer.from(p, 'base64url')) as [Buffer, Buffer, Buffer];
-  if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new SecretBoxError('sealed secret has a malformed IV or tag');
+  if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES)
+    throw new SecretBoxError('sealed secret has a malformed IV or tag');
   const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   decipher.setAuthTag(tag);
   try {
@@ -92,7 +96,9 @@ function readKey(file: string): Buffer | null {
     throw e;
   }
   if (key.length !== KEY_BYTES) {
-    throw new SecretBoxError(`${file} must hold exactly ${KEY_BYTES} bytes, found ${key.length}; restore it from backup`);
+    throw new SecretBoxError(
+      `${file} must hold exactly ${KEY_BYTES} bytes, found ${key.length}; restore it from backup`,
+    );
   }
   return key;
 }

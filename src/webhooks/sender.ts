@@ -86,7 +86,10 @@ export async function sendWebhook(input: SendInput): Promise<SendResult> {
 }
 
 /** Reads at most `maxBytes`, then stops (leaving the loop destroys the stream); returns the excerpt. */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, maxBytes: number): Promise<string | null> {
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  maxBytes: number,
+): Promise<string | null> {
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let total = 0;

@@ -22,18 +22,32 @@ export type Embedding = 'ipv4_mapped' | 'ipv4_translated' | 'nat64' | '6to4' | '
 export type RefusedReason = 'invalid' | RangeReason | `${Embedding}:${RangeReason}`;
 
 const IPV4_RANGES: Record<string, RangeReason> = {
-  unspecified: 'unspecified', broadcast: 'broadcast', multicast: 'multicast', linkLocal: 'link_local',
-  loopback: 'loopback', carrierGradeNat: 'carrier_grade_nat', private: 'private',
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link_local',
+  loopback: 'loopback',
+  carrierGradeNat: 'carrier_grade_nat',
+  private: 'private',
 };
 const IPV6_RANGES: Record<string, RangeReason> = {
-  unspecified: 'unspecified', loopback: 'loopback', linkLocal: 'link_local', multicast: 'multicast',
-  uniqueLocal: 'unique_local', deprecatedSiteLocal: 'site_local', benchmarking: 'benchmarking',
+  unspecified: 'unspecified',
+  loopback: 'loopback',
+  linkLocal: 'link_local',
+  multicast: 'multicast',
+  uniqueLocal: 'unique_local',
+  deprecatedSiteLocal: 'site_local',
+  benchmarking: 'benchmarking',
 };
 // ipaddr.js folds these into "reserved"; naming them makes refusals easier to understand.
 const NAMED = (
   [
-    ['192.0.2.0/24', 'documentation'], ['198.51.100.0/24', 'documentation'], ['203.0.113.0/24', 'documentation'],
-    ['198.18.0.0/15', 'benchmarking'], ['2001:db8::/32', 'documentation'], ['3fff::/20', 'documentation'],
+    ['192.0.2.0/24', 'documentation'],
+    ['198.51.100.0/24', 'documentation'],
+    ['203.0.113.0/24', 'documentation'],
+    ['198.18.0.0/15', 'benchmarking'],
+    ['2001:db8::/32', 'documentation'],
+    ['3fff::/20', 'documentation'],
   ] as const
 ).map(([cidr, reason]) => [ipaddr.parseCIDR(cidr), reason] as const);
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
@@ -163,7 +177,10 @@ export async function checkWebhookUrl(
   // The parser leaves `port` empty for the scheme's default (443, or 80 for http).
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
   if (!webhookPortAllowed(port, opts.allowPrivate)) {
-    return refuse('port', `port ${port} is not allowed: use 443 or a port from 1024 to 65535${opts.allowPrivate ? ' (or 80)' : ''}`);
+    return refuse(
+      'port',
+      `port ${port} is not allowed: use 443 or a port from 1024 to 65535${opts.allowPrivate ? ' (or 80)' : ''}`,
+    );
   }
   // The WHATWG parser has already turned 2130706433, 0x7f.1, 0177.0.0.1 and 127.1 into 127.0.0.1.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');

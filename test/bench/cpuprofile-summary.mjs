@@ -42,10 +42,17 @@ export function summarise(file, top = 25) {
     files.set(loc, (files.get(loc) ?? 0) + us);
   }
   const rows = (map) =>
-    [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, us]) => ({ key: k, selfMs: us / 1000, share: us / totalUs }));
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, us]) => ({ key: k, selfMs: us / 1000, share: us / totalUs }));
   return {
     totalMs: totalUs / 1000,
-    functions: rows(fns).map(({ key, ...r }) => ({ name: key.split('\u0000')[0], where: key.split('\u0000')[1], ...r })),
+    functions: rows(fns).map(({ key, ...r }) => ({
+      name: key.split('\u0000')[0],
+      where: key.split('\u0000')[1],
+      ...r,
+    })),
     files: rows(files).map(({ key, ...r }) => ({ where: key, ...r })),
   };
 }
@@ -62,7 +69,10 @@ export function formatSummary(s) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '25' } },
+  });
   if (!positionals[0]) {
     console.error('usage: node test/bench/cpuprofile-summary.mjs <file.cpuprofile> [--top 25]');
     process.exit(2);

@@ -20,7 +20,12 @@ export function writeLargeCatalog(file) {
     for (let i = 0; i < ITEMS_PER_CATEGORY; i++) {
       const t = templates[(c * ITEMS_PER_CATEGORY + i) % templates.length];
       const n = c * ITEMS_PER_CATEGORY + i + 1;
-      items.push({ ...structuredClone(t), id: `${t.id}-${n}`, name: `${t.name} ${n}`, image_url: t.image_url?.replace('kw-shawarma-reem', LARGE_STORE_ID) ?? null });
+      items.push({
+        ...structuredClone(t),
+        id: `${t.id}-${n}`,
+        name: `${t.name} ${n}`,
+        image_url: t.image_url?.replace('kw-shawarma-reem', LARGE_STORE_ID) ?? null,
+      });
     }
     categories.push({ id: `section-${c + 1}`, name: `Section ${c + 1}`, name_ar: null, items });
   }
@@ -35,5 +40,9 @@ export function writeLargeCatalog(file) {
   catalog.stores.push(store);
   catalog.version = `${catalog.version}+bench-large-menu`.slice(0, 64);
   fs.writeFileSync(file, JSON.stringify(catalog));
-  return { storeId: LARGE_STORE_ID, items: CATEGORIES * ITEMS_PER_CATEGORY, menuBytes: JSON.stringify(store.menu).length };
+  return {
+    storeId: LARGE_STORE_ID,
+    items: CATEGORIES * ITEMS_PER_CATEGORY,
+    menuBytes: JSON.stringify(store.menu).length,
+  };
 }

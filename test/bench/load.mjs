@@ -47,7 +47,11 @@ export async function waitIdle(pid, { threshold = 0.1, timeoutMs = 120_000 } = {
  * expect (status), connections, overallRate, pid. Returns requests/s with the expected status,
  * latency percentiles (ms), how many answers were wrong, and the server's CPU use.
  */
-export async function load(baseUrl, request, { seconds, amount, warmupSeconds = 0, expect = 200, connections = CONNECTIONS, overallRate, pid }) {
+export async function load(
+  baseUrl,
+  request,
+  { seconds, amount, warmupSeconds = 0, expect = 200, connections = CONNECTIONS, overallRate, pid },
+) {
   const base = {
     url: baseUrl,
     connections,
@@ -81,6 +85,8 @@ export async function load(baseUrl, request, { seconds, amount, warmupSeconds = 
     serverCpu: cpu,
     // autocannon runs in this process: near 100% of one core, the client is the bottleneck.
     clientCpu: (client.user + client.system) / 1e6 / elapsed,
-    warmup: warm ? { completed: warm.statusCodeStats?.[String(expect)]?.count ?? 0, seconds: warm.duration } : { completed: 0, seconds: 0 },
+    warmup: warm
+      ? { completed: warm.statusCodeStats?.[String(expect)]?.count ?? 0, seconds: warm.duration }
+      : { completed: 0, seconds: 0 },
   };
 }

@@ -13,9 +13,18 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SqliteEventStore } from '../../dist/src/adapters/sqlite/event-store.js';
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '6000' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { events: { type: 'string', default: '6000' }, rounds: { type: 'string', default: '3' } },
+});
 const N = Number(values.events);
-const data = { order_id: 'ord_0000000000000000', lines: [{ item_id: 'wrap', quantity: 2 }, { item_id: 'hummus', quantity: 1 }], at: new Date(0).toISOString() };
+const data = {
+  order_id: 'ord_0000000000000000',
+  lines: [
+    { item_id: 'wrap', quantity: 2 },
+    { item_id: 'hummus', quantity: 1 },
+  ],
+  at: new Date(0).toISOString(),
+};
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function run(recentEvents) {
@@ -24,11 +33,28 @@ async function run(recentEvents) {
   const seen = [0, 0, 0];
   const groups = [
     store.consumerGroup({ group: 'sequential', filter: { streamPrefixes: ['order-'] } }),
-    store.consumerGroup({ group: 'windowed', filter: { streamPrefixes: ['order-'], eventTypes: ['OrderPlaced'] }, concurrency: 32 }),
+    store.consumerGroup({
+      group: 'windowed',
+      filter: { streamPrefixes: ['order-'], eventTypes: ['OrderPlaced'] },
+      concurrency: 32,
+    }),
   ];
-  await groups[0].start(async (e) => { void e.data; seen[0]++; return 'ack'; });
-  await groups[1].start(async (e) => { void e.data; seen[1]++; return 'ack'; });
-  const sub = store.subscribeToAll({ onEvent: (e) => { void e.data; seen[2]++; } });
+  await groups[0].start(async (e) => {
+    void e.data;
+    seen[0]++;
+    return 'ack';
+  });
+  await groups[1].start(async (e) => {
+    void e.data;
+    seen[1]++;
+    return 'ack';
+  });
+  const sub = store.subscribeToAll({
+    onEvent: (e) => {
+      void e.data;
+      seen[2]++;
+    },
+  });
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < N / 2; i++) {
@@ -48,10 +74,15 @@ async function run(recentEvents) {
 
 const results = { recent: [], none: [] };
 for (let r = 0; r < Number(values.rounds); r++) {
-  for (const [name, recentEvents] of [['recent', undefined], ['none', 0]]) {
+  for (const [name, recentEvents] of [
+    ['recent', undefined],
+    ['none', 0],
+  ]) {
     const x = await run(recentEvents);
     results[name].push(x);
-    console.log(`${name.padEnd(6)} user ${x.user.toFixed(0)} ms, system ${x.system.toFixed(0)} ms, ${N} events in ${x.seconds.toFixed(1)} s`);
+    console.log(
+      `${name.padEnd(6)} user ${x.user.toFixed(0)} ms, system ${x.system.toFixed(0)} ms, ${N} events in ${x.seconds.toFixed(1)} s`,
+    );
   }
 }
 const median = (xs) => {
@@ -59,4 +90,6 @@ const median = (xs) => {
   return (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2;
 };
 const user = (name) => median(results[name].map((x) => x.user));
-console.log(`median user CPU: recent ${user('recent').toFixed(0)} ms, none ${user('none').toFixed(0)} ms, ratio ${(user('recent') / user('none')).toFixed(2)}`);
+console.log(
+  `median user CPU: recent ${user('recent').toFixed(0)} ms, none ${user('none').toFixed(0)} ms, ratio ${(user('recent') / user('none')).toFixed(2)}`,
+);

@@ -14,7 +14,10 @@ export function orderBody(over = {}) {
     ],
     customer: { name: 'Fatima Al-Sabah', phone: '+96550001234' },
     delivery_address: {
-      line1: 'Block 4, Street 12, House 7', floor: '2', apartment: '5', area: 'Salmiya',
+      line1: 'Block 4, Street 12, House 7',
+      floor: '2',
+      apartment: '5',
+      area: 'Salmiya',
       location: { lat: 29.3349, lng: 48.0878 },
     },
     payment_method: 'cash',
@@ -41,7 +44,13 @@ async function call(url, method, pathname, headers, body) {
 }
 
 export async function placeOrder(url, key, idempotencyKey = randomUUID(), over = {}) {
-  const res = await call(url, 'POST', '/v1/orders', { ...bearer(key), 'idempotency-key': idempotencyKey }, orderBody(over));
+  const res = await call(
+    url,
+    'POST',
+    '/v1/orders',
+    { ...bearer(key), 'idempotency-key': idempotencyKey },
+    orderBody(over),
+  );
   if (res.status !== 201) throw new Error(`placing an order answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.data;
 }
@@ -56,7 +65,8 @@ export async function orderWithHistory(url, key, adminToken, dataDir) {
   const admin = { authorization: `Bearer ${adminToken}` };
   const op = async (action, body, allow = [200]) => {
     const res = await call(url, 'POST', `/internal/orders/${order.id}/${action}`, admin, body);
-    if (!allow.includes(res.status)) throw new Error(`ops ${action} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    if (!allow.includes(res.status))
+      throw new Error(`ops ${action} answered ${res.status}: ${JSON.stringify(res.body)}`);
   };
   await op('pay', {});
   await op('accept', {}, [200, 409]); // 409: auto-accept got there first

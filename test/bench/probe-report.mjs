@@ -9,7 +9,12 @@ export const probeFile = (dir, pid) => path.join(dir, `probe-${pid}.jsonl`);
 export function probeSummary(dir, pid, from, to) {
   const file = dir ? probeFile(dir, pid) : undefined;
   if (!file || !fs.existsSync(file)) return null;
-  const seconds = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((s) => s.t >= from + 1000 && s.t <= to + 1000);
+  const seconds = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((s) => s.t >= from + 1000 && s.t <= to + 1000);
   if (seconds.length === 0) return null;
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const worst = (xs) => Math.max(...xs);
@@ -28,6 +33,8 @@ export function probeSummary(dir, pid, from, to) {
 /** The summary as a note: the syncs, then the event loop. */
 export function probeNote(probe) {
   if (!probe) return '';
-  return `probe over ${probe.seconds} s: log syncs p50 ${probe.sync_p50_median} ms and p99 ${probe.sync_p99_median} ms (medians of the seconds), ` +
-    `longest ${probe.sync_max} ms; event-loop delay p99 ${probe.loop_delay_p99_median} ms (median), longest ${probe.loop_delay_max} ms`;
+  return (
+    `probe over ${probe.seconds} s: log syncs p50 ${probe.sync_p50_median} ms and p99 ${probe.sync_p99_median} ms (medians of the seconds), ` +
+    `longest ${probe.sync_max} ms; event-loop delay p99 ${probe.loop_delay_p99_median} ms (median), longest ${probe.loop_delay_max} ms`
+  );
 }

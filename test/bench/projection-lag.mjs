@@ -18,13 +18,18 @@ import { openStores } from '../../dist/src/composition/stores.js';
 import { buildService } from '../../dist/src/composition/server.js';
 import { orderBody } from './orders.mjs';
 
-const { values } = parseArgs({ options: { rate: { type: 'string', default: '500' }, seconds: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: { rate: { type: 'string', default: '500' }, seconds: { type: 'string', default: '10' } },
+});
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-projection-'));
 const config = loadConfig({ DATA_DIR: dataDir, SQLITE_SYNCHRONOUS: 'FULL', LOG_LEVEL: 'silent' });
 const stores = await openStores(config);
-const service = await buildService(config, stores, { logger: createLogger({ level: 'silent', destination: fs.createWriteStream('/dev/null') }), clock: systemClock });
+const service = await buildService(config, stores, {
+  logger: createLogger({ level: 'silent', destination: fs.createWriteStream('/dev/null') }),
+  clock: systemClock,
+});
 const runner = service.services.readModels.runner('orders-list');
 
 const lags = [];
@@ -91,4 +96,14 @@ fs.rmSync(dataDir, { recursive: true, force: true });
 
 const sorted = [...lags].sort((a, b) => a - b);
 const pct = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-console.log(JSON.stringify({ orders: placed, rate: placed / elapsed, samples: sorted.length, lost, p50: pct(0.5), p99: pct(0.99), max: sorted.at(-1) ?? NaN }));
+console.log(
+  JSON.stringify({
+    orders: placed,
+    rate: placed / elapsed,
+    samples: sorted.length,
+    lost,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    max: sorted.at(-1) ?? NaN,
+  }),
+);

@@ -32,14 +32,25 @@ function orderEvents(i) {
   const at = (minute) => iso(t0 + minute * 60_000);
   const total = 2500;
   const placed = {
-    order_id: id, environment: i % 10 === 0 ? 'sandbox' : 'live', partner_id: `ptn_${i % 50}`, reference: `ref-${i}`,
-    order_number: String(1000 + i), store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem' }, currency: 'KWD',
+    order_id: id,
+    environment: i % 10 === 0 ? 'sandbox' : 'live',
+    partner_id: `ptn_${i % 50}`,
+    reference: `ref-${i}`,
+    order_number: String(1000 + i),
+    store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem' },
+    currency: 'KWD',
     fulfilment: 'delivery',
-    lines: [{ item_id: 'wrap', name: 'Chicken shawarma', quantity: 2, unit_price: 1000, options: [], line_total: 2000 }],
+    lines: [
+      { item_id: 'wrap', name: 'Chicken shawarma', quantity: 2, unit_price: 1000, options: [], line_total: 2000 },
+    ],
     customer: { name: 'Sara', phone: '+96550001111' },
     delivery_address: { line1: 'Block 1, Street 2', area: 'Salmiya', location: { lat: 29.33, lng: 48.07 } },
-    payment_method: 'card', pricing: { subtotal: 2000, delivery_fee: 500, tip: 0, discount: 0, total },
-    promo_code: null, offer_id: null, placed_at: at(0), at: at(0),
+    payment_method: 'card',
+    pricing: { subtotal: 2000, delivery_fee: 500, tip: 0, discount: 0, total },
+    promo_code: null,
+    offer_id: null,
+    placed_at: at(0),
+    at: at(0),
   };
   const facts = [
     ['OrderPlaced', placed],
@@ -53,8 +64,16 @@ function orderEvents(i) {
     ['OrderRefunded', { amount: 500, refunded_total: 500, at: at(8) }],
     ['OrderRefunded', { amount: 2000, refunded_total: 2500, at: at(9) }],
   ];
-  const metadata = { partner_id: placed.partner_id, environment: placed.environment, actor: 'system', schema_version: 1 };
-  return { stream: `order-${id}`, events: facts.map(([type, data]) => ({ type, data, metadata: { ...metadata, occurred_at: data.at } })) };
+  const metadata = {
+    partner_id: placed.partner_id,
+    environment: placed.environment,
+    actor: 'system',
+    schema_version: 1,
+  };
+  return {
+    stream: `order-${id}`,
+    events: facts.map(([type, data]) => ({ type, data, metadata: { ...metadata, occurred_at: data.at } })),
+  };
 }
 
 if (!reuse) {
@@ -80,7 +99,9 @@ for (const name of readModels.runners.keys()) {
 const seconds = (performance.now() - t) / 1000;
 const cpu = process.cpuUsage(cpu0);
 await readModels.stop();
-const counts = await Promise.all([...readModels.runners.values()].map((r) => readModels.store.count(r.projection.collection)));
+const counts = await Promise.all(
+  [...readModels.runners.values()].map((r) => readModels.store.count(r.projection.collection)),
+);
 console.log(
   `rebuilt ${[...readModels.runners.keys()].join(' + ')} from ${head} events in ${seconds.toFixed(1)} s ` +
     `(CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s) ` +

@@ -1,6 +1,7 @@
 // The results table (printed) and its JSON twin (bench-results.json).
 
-const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+const fmt = (n, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
 
 /**
  * A row: { id, scenario, value, unit, ratio (to bare Express, or null), target, pass (true, false,

@@ -40,16 +40,32 @@ const TIMING = quick
   : { warmupSeconds: 3, seconds: 10, memoryOrders: 100_000, lagSeconds: 10, rebuildOrders: 100_000 };
 
 // Order matters: replay compares with create_max's rate.
-const SCENARIOS = ['ping', 'menu', 'search', 'order_get', 'create_max', 'create_500', 'replay', 'webhook', 'projection', 'rebuild', 'memory'];
+const SCENARIOS = [
+  'ping',
+  'menu',
+  'search',
+  'order_get',
+  'create_max',
+  'create_500',
+  'replay',
+  'webhook',
+  'projection',
+  'rebuild',
+  'memory',
+];
 const only = values.only ? new Set(values.only.split(',')) : null;
-if (only) for (const id of only) if (!SCENARIOS.includes(id)) throw new Error(`unknown scenario ${id}; known: ${SCENARIOS.join(', ')}`);
+if (only)
+  for (const id of only)
+    if (!SCENARIOS.includes(id)) throw new Error(`unknown scenario ${id}; known: ${SCENARIOS.join(', ')}`);
 const wanted = (id) => !only || only.has(id);
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
 const machine = describeMachine(tmp);
-log(`machine: ${machine.cpus} CPUs, ${machine.memory_gb} GB, node ${machine.node}, load ${machine.load_average_at_start.join(' ')}, ` +
-  `SQLite commits/s FULL ${machine.sqlite_commits_per_s.FULL}, NORMAL ${machine.sqlite_commits_per_s.NORMAL}`);
+log(
+  `machine: ${machine.cpus} CPUs, ${machine.memory_gb} GB, node ${machine.node}, load ${machine.load_average_at_start.join(' ')}, ` +
+    `SQLite commits/s FULL ${machine.sqlite_commits_per_s.FULL}, NORMAL ${machine.sqlite_commits_per_s.NORMAL}`,
+);
 
 const bare = await startBareExpress();
 const rows = [];
@@ -70,8 +86,17 @@ try {
     ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []),
     ...(probeDir ? ['--import', path.join(ROOT, 'test/bench/sync-probe.mjs')] : []),
   ];
-  const ctx = { nodeArgsFor, probeDir, timing: TIMING, bareRps: bareBefore.rps, raw: { bare_before: bareBefore }, ordersPlaced: 0, createRps: NaN, synchronous: values.synchronous };
-if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronous is FULL or NORMAL');
+  const ctx = {
+    nodeArgsFor,
+    probeDir,
+    timing: TIMING,
+    bareRps: bareBefore.rps,
+    raw: { bare_before: bareBefore },
+    ordersPlaced: 0,
+    createRps: NaN,
+    synchronous: values.synchronous,
+  };
+  if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronous is FULL or NORMAL');
   const needsService = SCENARIOS.slice(0, 7).some(wanted);
   if (needsService) {
     ctx.dataDir = path.join(tmp, 'service');
@@ -79,7 +104,9 @@ if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronou
     const catalogFile = path.join(tmp, 'catalog.json');
     ctx.largeMenu = writeLargeCatalog(catalogFile);
     await cli(ctx.dataDir, ['catalog', 'import', catalogFile, '--json']);
-    const partner = JSON.parse(await cli(ctx.dataDir, ['partners', 'create', '--name', 'Bench', '--rate-limit', '10000000', '--json']));
+    const partner = JSON.parse(
+      await cli(ctx.dataDir, ['partners', 'create', '--name', 'Bench', '--rate-limit', '10000000', '--json']),
+    );
     ctx.key = partner.live_key;
     ctx.adminToken = randomBytes(24).toString('hex');
     const svc = await startService({
@@ -90,14 +117,24 @@ if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronou
     ctx.url = svc.url;
     ctx.pid = svc.pid;
     try {
-      const steps = { ping: http.ping, menu: http.menu, search: http.search, order_get: http.orderGet, create_max: http.createMax, create_500: http.create500, replay: http.replay };
+      const steps = {
+        ping: http.ping,
+        menu: http.menu,
+        search: http.search,
+        order_get: http.orderGet,
+        create_max: http.createMax,
+        create_500: http.create500,
+        replay: http.replay,
+      };
       for (const [id, step] of Object.entries(steps)) {
         if (!wanted(id)) continue;
         // Each scenario starts on an idle service: the previous one's background work (auto-accept,
         // webhook dispatch, projections) must not be measured as this one's.
         const settled = await waitIdle(ctx.pid);
         ctx.raw[`settle_before_${id}`] = settled;
-        log(`${id} (service idle after ${Number.isFinite(settled) ? `${settled.toFixed(1)} s` : 'NOT settled in 120 s'})`);
+        log(
+          `${id} (service idle after ${Number.isFinite(settled) ? `${settled.toFixed(1)} s` : 'NOT settled in 120 s'})`,
+        );
         const r = await step(ctx);
         rows.push(r);
         log(`${id}: ${r.value.toFixed(1)} ${r.unit} ${r.note}`);
@@ -118,7 +155,9 @@ if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronou
   }
 
   if (values['cpu-prof'] && fs.existsSync(profileDir)) {
-    for (const name of fs.readdirSync(profileDir)) for (const f of fs.readdirSync(path.join(profileDir, name))) profiles.push({ name, file: path.join(profileDir, name, f) });
+    for (const name of fs.readdirSync(profileDir))
+      for (const f of fs.readdirSync(path.join(profileDir, name)))
+        profiles.push({ name, file: path.join(profileDir, name, f) });
   }
 
   log('bare Express 5 baseline again (drift check)');
@@ -133,24 +172,41 @@ if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronou
     if (r.share !== undefined) r.pass = r.allAnswersOk && r.ratio >= r.share;
   }
   rows.unshift({
-    id: 'bare', scenario: 'bare Express 5, GET / -> {"ok":true}', value: bareRps, unit: 'req/s', ratio: 1, target: 'baseline', pass: null,
-    note: `measured first (${Math.round(bareBefore.rps).toLocaleString('en')} req/s) and last (${Math.round(bareAfter.rps).toLocaleString('en')} req/s); ratios use the higher; ` +
+    id: 'bare',
+    scenario: 'bare Express 5, GET / -> {"ok":true}',
+    value: bareRps,
+    unit: 'req/s',
+    ratio: 1,
+    target: 'baseline',
+    pass: null,
+    note:
+      `measured first (${Math.round(bareBefore.rps).toLocaleString('en')} req/s) and last (${Math.round(bareAfter.rps).toLocaleString('en')} req/s); ratios use the higher; ` +
       `bare Express CPU ${Math.round(bareBefore.serverCpu * 100)}% and load generator CPU ${Math.round(bareBefore.clientCpu * 100)}% of one core (first run)`,
   });
 
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
-  const header = `Benchmark (${quick ? 'QUICK smoke run: figures not comparable' : 'full run'}), ${new Date().toISOString()}\n` +
+  const header =
+    `Benchmark (${quick ? 'QUICK smoke run: figures not comparable' : 'full run'}), ${new Date().toISOString()}\n` +
     `${machine.cpus} CPUs (${machine.cpu_model}), ${machine.memory_gb} GB, node ${machine.node}, load at start ${machine.load_average_at_start.join(' ')}, ` +
     `SQLite single-row commits/s on this disk: FULL ${machine.sqlite_commits_per_s.FULL.toLocaleString('en')}, NORMAL ${machine.sqlite_commits_per_s.NORMAL.toLocaleString('en')}\n` +
     `command: ${command}`;
   console.log(printTable(rows, header));
   const out = path.resolve(ROOT, values.out);
-  fs.writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), quick, command, machine, timing: TIMING, rows, raw: ctx.raw }, null, 2) + '\n');
+  fs.writeFileSync(
+    out,
+    JSON.stringify(
+      { at: new Date().toISOString(), quick, command, machine, timing: TIMING, rows, raw: ctx.raw },
+      null,
+      2,
+    ) + '\n',
+  );
   log(`wrote ${path.relative(process.cwd(), out) || out}`);
   for (const { name, file } of profiles) {
     const kept = path.join(ROOT, `bench-${name}-${path.basename(file)}`);
     fs.copyFileSync(file, kept);
-    console.log(`\nCPU profile of the ${name} instance, ${path.relative(ROOT, kept)}:\n${formatSummary(summarise(kept, 20))}`);
+    console.log(
+      `\nCPU profile of the ${name} instance, ${path.relative(ROOT, kept)}:\n${formatSummary(summarise(kept, 20))}`,
+    );
   }
 } finally {
   await bare.stop();

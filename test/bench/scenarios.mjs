@@ -16,7 +16,9 @@ const SEARCH = '/v1/search?q=shawarma&lat=29.3349&lng=48.0878';
 /** A note about answers that were not the expected status (they make the row fail). */
 function badNote(r, expect) {
   if (!r.bad) return '';
-  const codes = Object.entries(r.codes).filter(([c]) => c !== String(expect)).map(([c, n]) => `${n}x ${c}`);
+  const codes = Object.entries(r.codes)
+    .filter(([c]) => c !== String(expect))
+    .map(([c, n]) => `${n}x ${c}`);
   return `${r.bad} answers were not ${expect} (${[...codes, r.errors ? `${r.errors} errors/timeouts` : ''].filter(Boolean).join(', ')})`;
 }
 
@@ -34,8 +36,12 @@ async function ratioScenario(ctx, id, scenario, path, share, extraNote = '') {
   // run.mjs judges the share again against the higher of the two baseline runs (see there).
   return {
     ...row(id, scenario, {
-      value: r.rps, unit: 'req/s', ratio, target: `>= ${share * 100}% of bare`,
-      pass: r.bad === 0 && ratio >= share, note: notes(badNote(r, 200), `p99 ${r.latency.p99} ms`, cpuNote(r), extraNote),
+      value: r.rps,
+      unit: 'req/s',
+      ratio,
+      target: `>= ${share * 100}% of bare`,
+      pass: r.bad === 0 && ratio >= share,
+      note: notes(badNote(r, 200), `p99 ${r.latency.p99} ms`, cpuNote(r), extraNote),
     }),
     share,
     allAnswersOk: r.bad === 0,
@@ -76,15 +82,22 @@ export async function menu(ctx) {
   // start). Most HTTP clients ask for gzip; that figure is shown next to it, not judged.
   const result = await ratioScenario(ctx, 'menu', `GET /v1/stores/{id}/menu (${ctx.largeMenu.items} items)`, path, 0.4);
   await waitIdle(ctx.pid);
-  const gzip = await load(ctx.url, { path, headers: { ...bearer(ctx.key), 'accept-encoding': 'gzip' } }, { ...ctx.timing, pid: ctx.pid });
+  const gzip = await load(
+    ctx.url,
+    { path, headers: { ...bearer(ctx.key), 'accept-encoding': 'gzip' } },
+    { ...ctx.timing, pid: ctx.pid },
+  );
   ctx.raw.menu_gzip = gzip;
   const clientCpu = (r) => `${Math.round(r.clientCpu * 100)}%`;
-  result.note = notes(result.note, `response ${Math.round(body.length / 1024)} KB; bare Express sending the same bytes from memory: ` +
-    `${Math.round(ceiling.rps)} req/s (the service reaches ${Math.round((result.value / ceiling.rps) * 100)}% of that)`,
+  result.note = notes(
+    result.note,
+    `response ${Math.round(body.length / 1024)} KB; bare Express sending the same bytes from memory: ` +
+      `${Math.round(ceiling.rps)} req/s (the service reaches ${Math.round((result.value / ceiling.rps) * 100)}% of that)`,
     `the same length in ASCII: ${Math.round(ascii.rps)} req/s, ${Math.round((ascii.rps / ctx.bareRps) * 100)}% of bare`,
     `load generator CPU (one core = 100%): menu ${clientCpu(ctx.raw.menu)}, same bytes ${clientCpu(ceiling)}, ASCII ${clientCpu(ascii)}`,
     `not judged: with Accept-Encoding: gzip (${Math.round(gzip.bytesPerAnswer / 1024)} KB answers) ${Math.round(gzip.rps)} req/s, ` +
-    `${Math.round((gzip.rps / ctx.bareRps) * 100)}% of bare${gzip.bad ? `, ${gzip.bad} bad answers` : ''}`);
+      `${Math.round((gzip.rps / ctx.bareRps) * 100)}% of bare${gzip.bad ? `, ${gzip.bad} bad answers` : ''}`,
+  );
   return result;
 }
 
@@ -92,18 +105,33 @@ export async function search(ctx) {
   const res = await fetch(ctx.url + SEARCH, { headers: bearer(ctx.key) });
   const body = await res.json();
   if (res.status !== 200) throw new Error(`search answered ${res.status}`);
-  return ratioScenario(ctx, 'search', 'GET /v1/search?q=shawarma&lat&lng', SEARCH, 0.3,
-    `${body.data.stores.length} stores + ${body.data.items.length} items per answer`);
+  return ratioScenario(
+    ctx,
+    'search',
+    'GET /v1/search?q=shawarma&lat&lng',
+    SEARCH,
+    0.3,
+    `${body.data.stores.length} stores + ${body.data.items.length} items per answer`,
+  );
 }
 
 export async function orderGet(ctx) {
   const order = await orderWithHistory(ctx.url, ctx.key, ctx.adminToken, ctx.dataDir);
-  return ratioScenario(ctx, 'order_get', `GET /v1/orders/{id} (stream of ${order.events} events)`, `/v1/orders/${order.id}`, 0.3);
+  return ratioScenario(
+    ctx,
+    'order_get',
+    `GET /v1/orders/{id} (stream of ${order.events} events)`,
+    `/v1/orders/${order.id}`,
+    0.3,
+  );
 }
 
 const createRequest = (ctx) => ({
-  method: 'POST', path: '/v1/orders', body: orderBody(),
-  headers: { ...bearer(ctx.key), 'content-type': 'application/json' }, setupRequest: freshKey,
+  method: 'POST',
+  path: '/v1/orders',
+  body: orderBody(),
+  headers: { ...bearer(ctx.key), 'content-type': 'application/json' },
+  setupRequest: freshKey,
 });
 
 /**
@@ -124,9 +152,16 @@ export async function createMax(ctx) {
   ctx.ordersPlaced += orders;
   ctx.createRps = r.rps;
   return row('create_max', `POST /v1/orders, unique keys, synchronous=${ctx.synchronous}, sustained`, {
-    value: sustained, unit: 'orders/s', ratio: null, target: '>= 1,000 orders/s',
+    value: sustained,
+    unit: 'orders/s',
+    ratio: null,
+    target: '>= 1,000 orders/s',
     pass: ctx.synchronous !== 'FULL' ? null : r.bad === 0 && sustained >= 1000,
-    note: notes(badNote(r, 201), `answered ${Math.round(r.rps)} orders/s for ${Math.round(r.seconds)} s (p99 ${r.latency.p99} ms), then ${catchUp.toFixed(1)} s until auto-accept, webhook dispatch and projections had caught up`, cpuNote(r)),
+    note: notes(
+      badNote(r, 201),
+      `answered ${Math.round(r.rps)} orders/s for ${Math.round(r.seconds)} s (p99 ${r.latency.p99} ms), then ${catchUp.toFixed(1)} s until auto-accept, webhook dispatch and projections had caught up`,
+      cpuNote(r),
+    ),
   });
 }
 
@@ -144,9 +179,17 @@ export async function create500(ctx) {
   ctx.ordersPlaced += r.completed;
   const achieved = r.completed / r.seconds;
   return row('create_p99_500', `POST /v1/orders at a steady 500/s, synchronous=${ctx.synchronous}: p99`, {
-    value: r.latency.p99, unit: 'ms', target: '<= 25 ms',
+    value: r.latency.p99,
+    unit: 'ms',
+    target: '<= 25 ms',
     pass: ctx.synchronous !== 'FULL' ? null : r.bad === 0 && r.latency.p99 <= 25 && achieved >= 475,
-    note: notes(badNote(r, 201), `achieved ${Math.round(achieved)} orders/s`, `p50 ${r.latency.p50} ms, p90 ${r.latency.p90} ms, max ${r.latency.max} ms`, cpuNote(r), probeNote(probe)),
+    note: notes(
+      badNote(r, 201),
+      `achieved ${Math.round(achieved)} orders/s`,
+      `p50 ${r.latency.p50} ms, p90 ${r.latency.p90} ms, max ${r.latency.max} ms`,
+      cpuNote(r),
+      probeNote(probe),
+    ),
   });
 }
 
@@ -155,13 +198,28 @@ export async function replay(ctx) {
   const key = randomUUID();
   await placeOrder(ctx.url, ctx.key, key);
   ctx.ordersPlaced += 1;
-  const r = await load(ctx.url, { ...createRequest(ctx), setupRequest: undefined, headers: { ...createRequest(ctx).headers, 'idempotency-key': key } },
-    { ...ctx.timing, expect: 200, pid: ctx.pid });
+  const r = await load(
+    ctx.url,
+    {
+      ...createRequest(ctx),
+      setupRequest: undefined,
+      headers: { ...createRequest(ctx).headers, 'idempotency-key': key },
+    },
+    { ...ctx.timing, expect: 200, pid: ctx.pid },
+  );
   ctx.raw.replay = r;
   const times = r.rps / ctx.createRps;
   return row('replay', 'POST /v1/orders replay (same key, same body)', {
-    value: r.rps, unit: 'req/s', ratio: r.rps / ctx.bareRps, target: '>= 2x the create rate',
+    value: r.rps,
+    unit: 'req/s',
+    ratio: r.rps / ctx.bareRps,
+    target: '>= 2x the create rate',
     pass: Number.isFinite(times) ? r.bad === 0 && times >= 2 : null,
-    note: notes(badNote(r, 200), Number.isFinite(times) ? `${times.toFixed(1)}x the create rate` : 'create_max was not run: not judged', `p99 ${r.latency.p99} ms`, cpuNote(r)),
+    note: notes(
+      badNote(r, 200),
+      Number.isFinite(times) ? `${times.toFixed(1)}x the create rate` : 'create_max was not run: not judged',
+      `p99 ${r.latency.p99} ms`,
+      cpuNote(r),
+    ),
   });
 }

@@ -81,7 +81,15 @@ export async function startService({ dataDir, env = {}, nodeArgs = [] }) {
   const sink = fs.openSync('/dev/null', 'w');
   const child = spawn(process.execPath, [...startFlags(), ...nodeArgs, path.join(ROOT, 'dist/src/main.js')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SQLITE_SYNCHRONOUS: 'FULL', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      SQLITE_SYNCHRONOUS: 'FULL',
+      ...env,
+    },
     stdio: ['ignore', sink, 'pipe'],
   });
   fs.closeSync(sink);

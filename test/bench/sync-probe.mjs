@@ -25,7 +25,15 @@ if (isMainThread && dir) {
   setInterval(() => {
     syncs.sort((a, b) => a - b);
     const at = (q) => (syncs.length ? syncs[Math.min(syncs.length - 1, Math.floor(q * syncs.length))] : 0);
-    const line = { t: Date.now(), syncs: syncs.length, sync_p50: at(0.5), sync_p99: at(0.99), sync_max: at(1), loop_delay_p99: delay.percentile(99) / 1e6, loop_delay_max: delay.max / 1e6 };
+    const line = {
+      t: Date.now(),
+      syncs: syncs.length,
+      sync_p50: at(0.5),
+      sync_p99: at(0.99),
+      sync_max: at(1),
+      loop_delay_p99: delay.percentile(99) / 1e6,
+      loop_delay_max: delay.max / 1e6,
+    };
     fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
     syncs = [];
     delay.reset();

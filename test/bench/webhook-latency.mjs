@@ -38,16 +38,29 @@ function receiver() {
     });
   });
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}/hook`, received, duplicates: () => duplicates, close: () => server.close() })),
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}/hook`,
+        received,
+        duplicates: () => duplicates,
+        close: () => server.close(),
+      }),
+    ),
   );
 }
 
 export async function webhookLatency({ tmp, timing, log, nodeArgsFor, probeDir }) {
   const dataDir = path.join(tmp, 'webhooks');
   fs.mkdirSync(dataDir);
-  const partner = JSON.parse(await cli(dataDir, ['partners', 'create', '--name', 'Bench webhooks', '--rate-limit', '10000000', '--json']));
+  const partner = JSON.parse(
+    await cli(dataDir, ['partners', 'create', '--name', 'Bench webhooks', '--rate-limit', '10000000', '--json']),
+  );
   const hooks = await receiver();
-  const svc = await startService({ dataDir, env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', SQLITE_SYNCHRONOUS: 'FULL' }, nodeArgs: nodeArgsFor('webhook') });
+  const svc = await startService({
+    dataDir,
+    env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', SQLITE_SYNCHRONOUS: 'FULL' },
+    nodeArgs: nodeArgsFor('webhook'),
+  });
   try {
     const put = await fetch(`${svc.url}/v1/webhooks/endpoint`, {
       method: 'PUT',
@@ -56,15 +69,24 @@ export async function webhookLatency({ tmp, timing, log, nodeArgsFor, probeDir }
     });
     if (put.status !== 201) throw new Error(`PUT /v1/webhooks/endpoint answered ${put.status}: ${await put.text()}`);
     const request = {
-      method: 'POST', path: '/v1/orders', body: orderBody(), headers: { ...bearer(partner.live_key), 'content-type': 'application/json' },
+      method: 'POST',
+      path: '/v1/orders',
+      body: orderBody(),
+      headers: { ...bearer(partner.live_key), 'content-type': 'application/json' },
       perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }),
     };
     const from = Date.now();
-    const r = await openLoop(svc.url, request, { rate: ORDERS_PER_S, seconds: timing.seconds, expect: 201, pid: svc.pid });
+    const r = await openLoop(svc.url, request, {
+      rate: ORDERS_PER_S,
+      seconds: timing.seconds,
+      expect: 201,
+      pid: svc.pid,
+    });
     const probe = probeSummary(probeDir, svc.pid, from, Date.now());
     const expected = r.completed * EVENTS_PER_ORDER;
     const deadline = Date.now() + 60_000;
-    while (hooks.received.size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (hooks.received.size < expected && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     log(`webhook: ${hooks.received.size} of ${expected} events received`);
     const events = [...hooks.received.values()];
     const lags = events.map((e) => e.lag).sort((a, b) => a - b);
@@ -72,13 +94,19 @@ export async function webhookLatency({ tmp, timing, log, nodeArgsFor, probeDir }
     // Not judged: the same without the service's first seconds (this scenario starts its load on a
     // freshly started service, with no warm-up, unlike the throughput rows).
     const start = Math.min(...events.map((e) => e.created));
-    const warm = events.filter((e) => e.created >= start + WARM_AFTER_MS).map((e) => e.lag).sort((a, b) => a - b);
+    const warm = events
+      .filter((e) => e.created >= start + WARM_AFTER_MS)
+      .map((e) => e.lag)
+      .sort((a, b) => a - b);
     const rate = expected / r.seconds;
     const complete = hooks.received.size >= expected;
     return row('webhook', 'event appended -> webhook received (loopback, 200 events/s): p99', {
-      value: pct(0.99), unit: 'ms', target: '<= 100 ms',
+      value: pct(0.99),
+      unit: 'ms',
+      target: '<= 100 ms',
       pass: r.bad === 0 && complete && rate >= 190 && pct(0.99) <= 100,
-      note: `${hooks.received.size} of ${expected} events received at ${Math.round(rate)} events/s offered (${Math.round(r.completed / r.seconds)} orders/s, synchronous=FULL); ` +
+      note:
+        `${hooks.received.size} of ${expected} events received at ${Math.round(rate)} events/s offered (${Math.round(r.completed / r.seconds)} orders/s, synchronous=FULL); ` +
         `p50 ${pct(0.5)} ms, max ${lags.at(-1)} ms; ${hooks.duplicates()} duplicates${r.bad ? `; ${r.bad} order answers were not 201` : ''}; ` +
         `not judged: p99 of the ${warm.length} events created after the first ${WARM_AFTER_MS / 1000} s ${pct(0.99, warm)} ms` +
         `${probe ? `; ${probeNote(probe)}` : ''}`,

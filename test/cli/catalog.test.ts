@@ -10,7 +10,10 @@ const CLI = 'dist/src/cli/main.js';
 let dataDir: string;
 
 function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -37,7 +40,9 @@ describe('CLI: catalog', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     const stats = JSON.parse(r.stdout);
     expect(stats.stores).toBeGreaterThanOrEqual(60);
     expect(Object.keys(stats.stores_by_city).length).toBeGreaterThanOrEqual(2);
-    expect(cli(['catalog', 'stats']).stdout).toMatch(/^Catalog \S+\n {2}stores: +\d+ \(restaurant \d+, pharmacy \d+, grocery \d+\)/);
+    expect(cli(['catalog', 'stats']).stdout).toMatch(
+      /^Catalog \S+\n {2}stores: +\d+ \(restaurant \d+, pharmacy \d+, grocery \d+\)/,
+    );
   });
 
   it('when a file has problems, then each is printed as "path: message", the exit code is 1 and the catalog is unchanged', () => {
@@ -83,8 +88,14 @@ describe('CLI: catalog', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it('when the file is missing or not JSON, then one error line and exit 1', () => {
-    expect(cli(['catalog', 'import', path.join(dataDir, 'nope.json')])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: cannot read /) });
-    expect(cli(['catalog', 'import', file('broken.json', '{"version": ')])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: .* is not valid JSON/) });
+    expect(cli(['catalog', 'import', path.join(dataDir, 'nope.json')])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^error: cannot read /),
+    });
+    expect(cli(['catalog', 'import', file('broken.json', '{"version": ')])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^error: .* is not valid JSON/),
+    });
   });
 
   it('when an export is imported, then it round-trips and import prints the stats', () => {
@@ -96,11 +107,14 @@ describe('CLI: catalog', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(JSON.parse(fs.readFileSync(out, 'utf8'))).toEqual(exported());
   });
 
-  it.each([[['catalog']], [['catalog', 'import']], [['catalog', 'export']], [['catalog', 'stats']]])('when %j --help is asked, then usage is printed', (args) => {
-    const r = cli([...args, '--help']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Usage:');
-  });
+  it.each([[['catalog']], [['catalog', 'import']], [['catalog', 'export']], [['catalog', 'stats']]])(
+    'when %j --help is asked, then usage is printed',
+    (args) => {
+      const r = cli([...args, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Usage:');
+    },
+  );
 });
 
 describe('CLI: catalog import seen by a running server', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
@@ -117,7 +131,9 @@ describe('CLI: catalog import seen by a running server', { timeout: PROCESS_TEST
     const started = await startChildService(dataDir);
     server = started.child;
     const storesNamed = async (q: string) => {
-      const res = await fetch(`http://127.0.0.1:${started.port}/v1/stores?q=${encodeURIComponent(q)}`, { headers: { Authorization: `Bearer ${partner.sandbox_key}` } });
+      const res = await fetch(`http://127.0.0.1:${started.port}/v1/stores?q=${encodeURIComponent(q)}`, {
+        headers: { Authorization: `Bearer ${partner.sandbox_key}` },
+      });
       expect(res.status).toBe(200);
       return ((await res.json()) as { data: Array<{ id: string }> }).data.map((s) => s.id);
     };

@@ -28,7 +28,14 @@ describe('CLI: partners and keys', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]!);
-    expect(Object.keys(out).sort()).toEqual(['live_key', 'name', 'partner_id', 'rate_limit_per_min', 'sandbox_key', 'scopes']);
+    expect(Object.keys(out).sort()).toEqual([
+      'live_key',
+      'name',
+      'partner_id',
+      'rate_limit_per_min',
+      'sandbox_key',
+      'scopes',
+    ]);
     expect(out.live_key).toMatch(/^svc_live_[0-9A-Za-z]{43}$/);
     expect(out.sandbox_key).toMatch(/^svc_test_[0-9A-Za-z]{43}$/);
     expect(out.rate_limit_per_min).toBeGreaterThanOrEqual(600);
@@ -36,7 +43,17 @@ describe('CLI: partners and keys', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it('when scopes and a rate limit are given, then the keys carry them; unknown scopes are refused', () => {
-    const r = cli(['partners', 'create', '--name', 'Scoped', '--scopes', 'catalog:read,orders:read', '--rate-limit', '700', '--json']);
+    const r = cli([
+      'partners',
+      'create',
+      '--name',
+      'Scoped',
+      '--scopes',
+      'catalog:read,orders:read',
+      '--rate-limit',
+      '700',
+      '--json',
+    ]);
     const out = JSON.parse(r.stdout);
     expect(out.scopes).toEqual(['catalog:read', 'orders:read']);
     expect(out.rate_limit_per_min).toBe(700);
@@ -70,14 +87,20 @@ describe('CLI: partners and keys', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(list.map((p: { name: string }) => p.name)).toContain('Deliveroo Kuwait');
   });
 
-  it.each([[[]], [['partners']], [['partners', 'create']], [['partners', 'list']], [['keys']], [['keys', 'create']], [['keys', 'list']], [['keys', 'revoke']]])(
-    'when %j --help is asked, then usage is printed',
-    (args) => {
-      const r = cli([...args, '--help']);
-      expect(r.code).toBe(0);
-      expect(r.stdout).toContain('Usage:');
-    },
-  );
+  it.each([
+    [[]],
+    [['partners']],
+    [['partners', 'create']],
+    [['partners', 'list']],
+    [['keys']],
+    [['keys', 'create']],
+    [['keys', 'list']],
+    [['keys', 'revoke']],
+  ])('when %j --help is asked, then usage is printed', (args) => {
+    const r = cli([...args, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage:');
+  });
 
   it('when configuration is invalid, then the CLI stops with one line naming the variable', () => {
     const r = cli(['partners', 'list'], { PORT: 'eighty' });

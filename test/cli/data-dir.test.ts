@@ -30,7 +30,9 @@ const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
 const readId = (file: string): unknown => {
   const db = new Database(file, { readonly: true });
   try {
-    return db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'data_directory'").get() ? db.prepare('SELECT id FROM data_directory').pluck().get() : null;
+    return db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'data_directory'").get()
+      ? db.prepare('SELECT id FROM data_directory').pluck().get()
+      : null;
   } finally {
     db.close();
   }
@@ -61,7 +63,13 @@ async function stop(service: ChildService): Promise<void> {
   expect(await service.exited).toBe(0);
 }
 
-const api = (service: ChildService, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
+const api = (
+  service: ChildService,
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) =>
   fetch(`${service.url}${url}`, {
     method,
     headers: { Authorization: `Bearer ${sandboxKey}`, 'Content-Type': 'application/json', ...headers },
@@ -79,7 +87,9 @@ beforeAll(async () => {
     const endpoint = await api(service, 'PUT', '/v1/webhooks/endpoint', { url: 'http://127.0.0.1:9999/hooks' });
     expect(endpoint.status).toBe(201);
     for (let i = 0; i < ORDERS; i++) {
-      const placed = await api(service, 'POST', '/v1/orders', orderBody({ reference: `dir-${i}` }), { 'Idempotency-Key': i === 0 ? firstKey : newKey() });
+      const placed = await api(service, 'POST', '/v1/orders', orderBody({ reference: `dir-${i}` }), {
+        'Idempotency-Key': i === 0 ? firstKey : newKey(),
+      });
       expect(placed.status).toBe(201);
       orderIds.push(((await placed.json()) as { data: { id: string } }).data.id);
     }
@@ -100,7 +110,9 @@ describe('the event log is lost', () => {
     const emptied = startRefused(dir);
     expect(emptied.status).toBe(1);
     expect(emptied.lines).toHaveLength(1);
-    expect(emptied.lines[0]).toMatch(/^Failed to start: .*events\.db is missing or empty, but this data directory has been in use .*Restore events\.db .*from a backup/);
+    expect(emptied.lines[0]).toMatch(
+      /^Failed to start: .*events\.db is missing or empty, but this data directory has been in use .*Restore events\.db .*from a backup/,
+    );
     const cli = runCli(dir, ['partners', 'list']);
     expect(cli.code).toBe(1);
     expect(cli.stderr.trim().split('\n')).toEqual([`error: ${emptied.lines[0]!.replace(/^Failed to start: /, '')}`]);
@@ -117,7 +129,9 @@ describe('the event log is lost', () => {
     try {
       expect((await api(service, 'GET', `/v1/orders/${orderIds[0]}`)).status).toBe(200);
       // The idempotency claims came back with the log: a retry of the first order is no new order.
-      const retried = await api(service, 'POST', '/v1/orders', orderBody({ reference: 'dir-0' }), { 'Idempotency-Key': firstKey });
+      const retried = await api(service, 'POST', '/v1/orders', orderBody({ reference: 'dir-0' }), {
+        'Idempotency-Key': firstKey,
+      });
       expect(retried.status).toBe(200);
       expect(((await retried.json()) as { data: { id: string } }).data.id).toBe(orderIds[0]);
     } finally {
@@ -133,13 +147,19 @@ describe('the event log is lost', () => {
     const refused = startRefused(dir);
     expect(refused.status).toBe(1);
     expect(refused.lines).toHaveLength(1);
-    expect(refused.lines[0]).toMatch(/events\.db belongs to data directory [0-9a-f-]{36} but service\.db to [0-9a-f-]{36}: .*data-dir adopt --yes/);
+    expect(refused.lines[0]).toMatch(
+      /events\.db belongs to data directory [0-9a-f-]{36} but service\.db to [0-9a-f-]{36}: .*data-dir adopt --yes/,
+    );
     // A read-only diagnostic reads the log that is there, with a warning, and changes nothing.
     const ids = () => ['events.db', 'service.db'].map((f) => readId(path.join(dir, f)));
     const before = ids();
     const browsed = runCli(dir, ['streams', 'list', '--json']);
     expect(browsed.code, browsed.stderr).toBe(0);
-    expect(browsed.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^warning: reading .*events\.db alone; the service refuses this directory: .*belongs to data directory/)]);
+    expect(browsed.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^warning: reading .*events\.db alone; the service refuses this directory: .*belongs to data directory/,
+      ),
+    ]);
     expect(ids()).toEqual(before);
     expect(runCli(dir, ['partners', 'list']).code).toBe(1); // not a diagnostic of the log
 
@@ -161,12 +181,16 @@ describe('the event log is lost', () => {
     const refused = startRefused(dir);
     expect(refused.status).toBe(1);
     expect(refused.lines).toHaveLength(1);
-    expect(refused.lines[0]).toMatch(/service\.db is missing or empty, but events\.db holds the event log of data directory .*Restore service\.db/);
+    expect(refused.lines[0]).toMatch(
+      /service\.db is missing or empty, but events\.db holds the event log of data directory .*Restore service\.db/,
+    );
     expect(fs.existsSync(path.join(dir, 'service.db'))).toBe(false);
 
     const history = runCli(dir, ['orders', 'history', orderIds[0]!, '--json']);
     expect(history.code, history.stderr).toBe(0);
-    expect(history.stderr).toMatch(/^warning: reading .*events\.db alone; the service refuses this directory: .*service\.db is missing or empty/);
+    expect(history.stderr).toMatch(
+      /^warning: reading .*events\.db alone; the service refuses this directory: .*service\.db is missing or empty/,
+    );
     expect((JSON.parse(history.stdout) as { events: unknown[] }).events.length).toBeGreaterThan(0);
     expect(fs.existsSync(path.join(dir, 'service.db'))).toBe(false);
     expect(startRefused(dir).lines).toEqual(refused.lines);
@@ -200,12 +224,15 @@ describe('the event log is lost', () => {
 
     const refused = startRefused(legacy);
     expect(refused.status).toBe(1);
-    expect(refused.lines[0]).toMatch(/events\.db is missing or empty, but this data directory has been in use \(service\.db has partners or webhook endpoints\)/);
+    expect(refused.lines[0]).toMatch(
+      /events\.db is missing or empty, but this data directory has been in use \(service\.db has partners or webhook endpoints\)/,
+    );
   });
 
   it('when both files are removed and only the key file stays, or a key file is placed before the first start, then the directory starts as new', async () => {
     const reset = copyOfLived();
-    for (const f of fs.readdirSync(reset).filter((f) => f.endsWith('.db') || f.includes('.db-'))) fs.rmSync(path.join(reset, f));
+    for (const f of fs.readdirSync(reset).filter((f) => f.endsWith('.db') || f.includes('.db-')))
+      fs.rmSync(path.join(reset, f));
     expect(fs.existsSync(path.join(reset, 'webhook-secrets.key'))).toBe(true);
     const service = await startChildService(reset, ENV);
     await stop(service);
@@ -241,7 +268,9 @@ describe('the webhook secrets key', () => {
     const missing = startRefused(dir);
     expect(missing.status).toBe(1);
     expect(missing.lines).toHaveLength(1);
-    expect(missing.lines[0]).toMatch(/webhook-secrets\.key is missing, but webhook endpoints hold signing secrets sealed with it.*Restore webhook-secrets\.key from a backup/);
+    expect(missing.lines[0]).toMatch(
+      /webhook-secrets\.key is missing, but webhook endpoints hold signing secrets sealed with it.*Restore webhook-secrets\.key from a backup/,
+    );
     expect(fs.existsSync(keyFile)).toBe(false);
     // Commands that do not use the webhook secrets still run; one that does is refused the same way.
     const listed = runCli(dir, ['partners', 'list']);
@@ -260,7 +289,9 @@ describe('the webhook secrets key', () => {
     const wrongEnv = startRefused(dir, { WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64') });
     expect(wrongEnv.status).toBe(1);
     expect(wrongEnv.lines).toEqual([
-      expect.stringMatching(/^Failed to start: WEBHOOK_SECRETS_KEY does not open the stored webhook signing secrets: .*Set WEBHOOK_SECRETS_KEY to the key they were sealed with/),
+      expect.stringMatching(
+        /^Failed to start: WEBHOOK_SECRETS_KEY does not open the stored webhook signing secrets: .*Set WEBHOOK_SECRETS_KEY to the key they were sealed with/,
+      ),
     ]);
 
     const service = await startChildService(dir, ENV); // the right key again
@@ -290,22 +321,38 @@ describe.skipIf(!mongoUrl)('the webhook secrets key, on MongoDB', () => {
     const dbName = uniqueDbName('secrets_key');
     const keyA = randomBytes(32).toString('base64');
     const keyB = randomBytes(32).toString('base64');
-    const env = { ...ENV, READ_STORE: 'mongodb', MONGODB_URL: mongoUrl!, MONGODB_DB: dbName, SQLITE_SYNCHRONOUS: 'NORMAL' };
+    const env = {
+      ...ENV,
+      READ_STORE: 'mongodb',
+      MONGODB_URL: mongoUrl!,
+      MONGODB_DB: dbName,
+      SQLITE_SYNCHRONOUS: 'NORMAL',
+    };
     const dir = path.join(root(), 'data');
     try {
-      const created = runCli(dir, ['partners', 'create', '--name', 'Mongo', '--json'], { ...env, WEBHOOK_SECRETS_KEY: keyA });
+      const created = runCli(dir, ['partners', 'create', '--name', 'Mongo', '--json'], {
+        ...env,
+        WEBHOOK_SECRETS_KEY: keyA,
+      });
       expect(created.code, created.stderr).toBe(0);
       const auth = { Authorization: `Bearer ${(JSON.parse(created.stdout) as { sandbox_key: string }).sandbox_key}` };
       const first = await startChildService(dir, { ...env, WEBHOOK_SECRETS_KEY: keyA });
       try {
-        expect((await api(first, 'PUT', '/v1/webhooks/endpoint', { url: 'http://127.0.0.1:9999/hooks' }, auth)).status).toBe(201);
+        expect(
+          (await api(first, 'PUT', '/v1/webhooks/endpoint', { url: 'http://127.0.0.1:9999/hooks' }, auth)).status,
+        ).toBe(201);
       } finally {
         await stop(first);
       }
       const refused = startRefused(dir, { ...env, WEBHOOK_SECRETS_KEY: keyB });
       expect(refused.status).toBe(1);
-      expect(refused.lines).toEqual([expect.stringMatching(/^Failed to start: WEBHOOK_SECRETS_KEY does not open the stored webhook signing secrets/)]);
-      const resealed = runCli(dir, ['data-dir', 'reseal-webhook-secrets', '--yes'], { ...env, WEBHOOK_SECRETS_KEY: keyB });
+      expect(refused.lines).toEqual([
+        expect.stringMatching(/^Failed to start: WEBHOOK_SECRETS_KEY does not open the stored webhook signing secrets/),
+      ]);
+      const resealed = runCli(dir, ['data-dir', 'reseal-webhook-secrets', '--yes'], {
+        ...env,
+        WEBHOOK_SECRETS_KEY: keyB,
+      });
       expect(resealed.stdout).toContain('resealed 1 webhook endpoint(s)');
       const second = await startChildService(dir, { ...env, WEBHOOK_SECRETS_KEY: keyB });
       try {
@@ -315,7 +362,10 @@ describe.skipIf(!mongoUrl)('the webhook secrets key, on MongoDB', () => {
       }
     } finally {
       const client = await new MongoClient(mongoUrl!).connect();
-      await client.db(dbName).dropDatabase().catch(() => undefined);
+      await client
+        .db(dbName)
+        .dropDatabase()
+        .catch(() => undefined);
       await client.close();
     }
   });
@@ -344,7 +394,9 @@ describe('a damaged event log', () => {
     const refused = startRefused(dir);
     expect(refused.status).toBe(1);
     expect(refused.lines).toHaveLength(1);
-    expect(refused.lines[0]).toMatch(/^Failed to start: .*events\.db is damaged \(SQLite: .*\)\. Stop every process using DATA_DIR and restore events\.db .*from a backup/);
+    expect(refused.lines[0]).toMatch(
+      /^Failed to start: .*events\.db is damaged \(SQLite: .*\)\. Stop every process using DATA_DIR and restore events\.db .*from a backup/,
+    );
     expect(Date.now() - started).toBeLessThan(30_000);
   });
 });
@@ -352,8 +404,11 @@ describe('a damaged event log', () => {
 describe('permissions', () => {
   it('when a directory is made, then it is 0700 and every file in it 0600, -wal and -shm included', () => {
     expect(modeOf(lived)).toBe(0o700);
-    expect(Object.keys(modesWhileRunning)).toEqual(expect.arrayContaining(['events.db', 'events.db-wal', 'events.db-shm', 'service.db', 'webhook-secrets.key']));
-    for (const [file, mode] of Object.entries(modesWhileRunning)) expect([file, mode.toString(8)]).toEqual([file, '600']);
+    expect(Object.keys(modesWhileRunning)).toEqual(
+      expect.arrayContaining(['events.db', 'events.db-wal', 'events.db-shm', 'service.db', 'webhook-secrets.key']),
+    );
+    for (const [file, mode] of Object.entries(modesWhileRunning))
+      expect([file, mode.toString(8)]).toEqual([file, '600']);
   });
 
   it('when files of an existing directory are readable by others, then a start takes that away', async () => {

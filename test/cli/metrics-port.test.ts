@@ -43,7 +43,10 @@ describe('METRICS_PORT', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it('when it is the same port as PORT, then start-up stops with one line naming METRICS_PORT', () => {
-    const r = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: dataDir, PORT: '3999', METRICS_PORT: '3999' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [MAIN], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '3999', METRICS_PORT: '3999' },
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe('Invalid configuration: METRICS_PORT must differ from PORT (got "3999")');
   });

@@ -10,7 +10,10 @@ let t: TestService;
 let p: TestPartner;
 
 const cli = (args: string[]) => {
-  const r = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 };
 
@@ -24,14 +27,20 @@ afterAll(() => t.close());
 
 describe('CLI: ops', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('when an operator runs actions from the CLI, then the running service sees the order move', async () => {
-    const placed = await t.http.post('/v1/orders').set(bearer(p.live)).set('Idempotency-Key', newKey()).send(orderBody());
+    const placed = await t.http
+      .post('/v1/orders')
+      .set(bearer(p.live))
+      .set('Idempotency-Key', newKey())
+      .send(orderBody());
     const id = placed.body.data.id as string;
     for (const action of ['accept', 'start', 'ready']) {
       const r = cli(['ops', id, action]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
     }
-    expect(cli(['ops', id, 'assign-rider', '--name', 'Ahmed', '--phone', '+96555512345', '--vehicle', 'motorbike']).code).toBe(0);
+    expect(
+      cli(['ops', id, 'assign-rider', '--name', 'Ahmed', '--phone', '+96555512345', '--vehicle', 'motorbike']).code,
+    ).toBe(0);
     expect(cli(['ops', id, 'rider-location', '--lat', '29.335', '--lng', '48.08']).code).toBe(0);
     const picked = cli(['ops', id, 'pickup', '--json']);
     expect(JSON.parse(picked.stdout).status).toBe('out_for_delivery');
@@ -40,7 +49,11 @@ describe('CLI: ops', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it('when the machine refuses an action, then the CLI says why and exits 1', async () => {
-    const placed = await t.http.post('/v1/orders').set(bearer(p.live)).set('Idempotency-Key', newKey()).send(orderBody());
+    const placed = await t.http
+      .post('/v1/orders')
+      .set(bearer(p.live))
+      .set('Idempotency-Key', newKey())
+      .send(orderBody());
     const r = cli(['ops', placed.body.data.id, 'deliver']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/invalid_transition: .*placed/);

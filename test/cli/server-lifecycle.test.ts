@@ -20,19 +20,29 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 describe('server lifecycle', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('when configuration is invalid, then start-up stops with one line naming the variable', () => {
-    const r = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: dataDir, EVENT_STORE: 'kafka' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [MAIN], {
+      env: { ...process.env, DATA_DIR: dataDir, EVENT_STORE: 'kafka' },
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^Invalid configuration: EVENT_STORE /);
-    const missing = spawnSync(process.execPath, [MAIN], { env: { ...process.env, DATA_DIR: dataDir, READ_STORE: 'mongodb' }, encoding: 'utf8' });
+    const missing = spawnSync(process.execPath, [MAIN], {
+      env: { ...process.env, DATA_DIR: dataDir, READ_STORE: 'mongodb' },
+      encoding: 'utf8',
+    });
     expect(missing.stderr.trim()).toBe('Invalid configuration: MONGODB_URL is required when READ_STORE=mongodb');
   });
 
   it('when SIGTERM arrives during a request, then the request completes, the process exits 0, and a restart sees the data', async () => {
-    const created = spawnSync(process.execPath, ['dist/src/cli/main.js', 'partners', 'create', '--name', 'Lifecycle', '--json'], {
-      env: { ...process.env, DATA_DIR: dataDir },
-      encoding: 'utf8',
-    });
+    const created = spawnSync(
+      process.execPath,
+      ['dist/src/cli/main.js', 'partners', 'create', '--name', 'Lifecycle', '--json'],
+      {
+        env: { ...process.env, DATA_DIR: dataDir },
+        encoding: 'utf8',
+      },
+    );
     const { sandbox_key } = JSON.parse(created.stdout);
 
     const first = await start();
@@ -44,7 +54,12 @@ describe('server lifecycle', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
         port: first.port,
         method: 'POST',
         path: '/v1/ping',
-        headers: { Authorization: `Bearer ${sandbox_key}`, 'Content-Type': 'application/json', Expect: '100-continue', 'Content-Length': '2' },
+        headers: {
+          Authorization: `Bearer ${sandbox_key}`,
+          'Content-Type': 'application/json',
+          Expect: '100-continue',
+          'Content-Length': '2',
+        },
       });
       req.on('continue', () => {
         first.child.kill('SIGTERM');
@@ -59,7 +74,9 @@ describe('server lifecycle', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(first.output()).toContain('stopped cleanly');
 
     const second = await start();
-    const again = await fetch(`http://127.0.0.1:${second.port}/v1/ping`, { headers: { Authorization: `Bearer ${sandbox_key}` } });
+    const again = await fetch(`http://127.0.0.1:${second.port}/v1/ping`, {
+      headers: { Authorization: `Bearer ${sandbox_key}` },
+    });
     expect(again.status).toBe(200);
     expect(((await again.json()) as { data: { environment: string } }).data.environment).toBe('sandbox');
     second.child.kill('SIGTERM');

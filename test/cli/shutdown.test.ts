@@ -66,7 +66,10 @@ describe('shutdown deadline (real process)', () => {
     expect(took).toBeGreaterThanOrEqual(GRACE_MS + CLOSE_BOUND_MS - 200);
     expect(took).toBeLessThan(GRACE_MS + CLOSE_BOUND_MS + 10_000);
     const lines = expectJsonLines(s.output());
-    expect(lines.find((l) => l.msg === 'shutdown did not finish in time: exiting')).toMatchObject({ level: 50, signal: 'SIGTERM' });
+    expect(lines.find((l) => l.msg === 'shutdown did not finish in time: exiting')).toMatchObject({
+      level: 50,
+      signal: 'SIGTERM',
+    });
     expect(lines.some((l) => l.msg === 'stopped cleanly')).toBe(false);
   }, 60_000);
 
@@ -79,7 +82,10 @@ describe('shutdown deadline (real process)', () => {
     expect(await s.exited).toBe(1);
     expect(Date.now() - started).toBeLessThan(5_000);
     const lines = expectJsonLines(s.output());
-    expect(lines.find((l) => l.msg === 'second signal while shutting down: exiting at once')).toMatchObject({ level: 50, signal: 'SIGTERM' });
+    expect(lines.find((l) => l.msg === 'second signal while shutting down: exiting at once')).toMatchObject({
+      level: 50,
+      signal: 'SIGTERM',
+    });
   }, 60_000);
 
   it('when nothing is stuck, then SIGTERM still exits 0 well before the deadline', async () => {

@@ -35,7 +35,9 @@ function loadedBy(args: string[]): Promise<{ code: number | null; packages: Set<
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   return new Promise((resolve) =>
     child.on('close', (code) => {
-      const packages = new Set(stderr.split('\n').flatMap((l) => (l.startsWith('LOADED ') ? l.slice(7).split(',') : [])));
+      const packages = new Set(
+        stderr.split('\n').flatMap((l) => (l.startsWith('LOADED ') ? l.slice(7).split(',') : [])),
+      );
       resolve({ code, packages });
     }),
   );

@@ -9,9 +9,15 @@ import { ev } from '../unit/order-fixtures.js';
 // The worker thread runs the built script (dist/src/composition/catch-up-worker.js; `npm test`
 // builds first), so this suite drives the built modules, typed as their sources.
 const dist = (module: string) => import(path.resolve('dist', module));
-const { SqliteEventStore } = (await dist('src/adapters/sqlite/event-store.js')) as typeof import('../../src/adapters/sqlite/event-store.js');
-const { SqliteReadModelStore } = (await dist('src/adapters/sqlite/read-model-store.js')) as typeof import('../../src/adapters/sqlite/read-model-store.js');
-const { ReadModels } = (await dist('src/application/read-models.js')) as typeof import('../../src/application/read-models.js');
+const { SqliteEventStore } = (await dist(
+  'src/adapters/sqlite/event-store.js',
+)) as typeof import('../../src/adapters/sqlite/event-store.js');
+const { SqliteReadModelStore } = (await dist(
+  'src/adapters/sqlite/read-model-store.js',
+)) as typeof import('../../src/adapters/sqlite/read-model-store.js');
+const { ReadModels } = (await dist(
+  'src/application/read-models.js',
+)) as typeof import('../../src/application/read-models.js');
 const { PROJECTIONS } = (await dist('projections/index.js')) as typeof import('../../projections/index.js');
 
 type EventStore = InstanceType<typeof SqliteEventStore>;
@@ -46,22 +52,37 @@ async function fillLog(): Promise<void> {
   for (let step = 0; step < 7; step++) {
     for (let n = 0; n < ORDERS; n++) {
       const e = lifeOf(n)[step]!;
-      await events.append(`order-sbx_ord_${n}`, [{ type: e.type, data: e.data as unknown as Record<string, unknown>, metadata }], {
-        expectedRevision: step === 0 ? 'no_stream' : step - 1,
-      });
+      await events.append(
+        `order-sbx_ord_${n}`,
+        [{ type: e.type, data: e.data as unknown as Record<string, unknown>, metadata }],
+        {
+          expectedRevision: step === 0 ? 'no_stream' : step - 1,
+        },
+      );
     }
     const at = `2026-10-12T11:00:0${step}.000Z`;
-    await events.append(`rider-sbx_ord_${step}`, [{ type: 'RiderLocationUpdated', data: { order_id: `sbx_ord_${step}`, lat: 29, lng: 48, at }, metadata: {} }], {
-      expectedRevision: 'any',
-    });
+    await events.append(
+      `rider-sbx_ord_${step}`,
+      [{ type: 'RiderLocationUpdated', data: { order_id: `sbx_ord_${step}`, lat: 29, lng: 48, at }, metadata: {} }],
+      {
+        expectedRevision: 'any',
+      },
+    );
   }
 }
 
 /** Catches up the read models from the whole log into a fresh store and stops them; returns the store. */
-async function rebuild(options: { events?: EventStore; workerCatchUpFrom?: number; logger?: Logger } = {}): Promise<Store> {
+async function rebuild(
+  options: { events?: EventStore; workerCatchUpFrom?: number; logger?: Logger } = {},
+): Promise<Store> {
   const store = new SqliteReadModelStore();
   for (const p of PROJECTIONS) store.ensureIndexes(p.collection, p.indexes ?? []);
-  const readModels = new ReadModels({ events: options.events ?? events, store, logger: options.logger, workerCatchUpFrom: options.workerCatchUpFrom });
+  const readModels = new ReadModels({
+    events: options.events ?? events,
+    store,
+    logger: options.logger,
+    workerCatchUpFrom: options.workerCatchUpFrom,
+  });
   await readModels.start();
   for (const p of PROJECTIONS) expect(await readModels.catchUp(p.name, WAIT_MS)).toBe(true);
   await readModels.stop();
@@ -69,7 +90,9 @@ async function rebuild(options: { events?: EventStore; workerCatchUpFrom?: numbe
 }
 
 async function snapshot(store: Store) {
-  return Promise.all(PROJECTIONS.map(async (p) => ({ docs: await store.all(p.collection), checkpoint: await store.checkpoint(p.name) })));
+  return Promise.all(
+    PROJECTIONS.map(async (p) => ({ docs: await store.all(p.collection), checkpoint: await store.checkpoint(p.name) })),
+  );
 }
 
 const silent = (): Logger => ({ warn: vi.fn(), error: vi.fn(), info: vi.fn(), debug: vi.fn() }) as unknown as Logger;
@@ -92,13 +115,25 @@ describe('ReadModels: a catch-up shared with a worker thread (embedded)', () => 
       expect(await store.count('orders', { status: 'delivered', partner_id: 'ptn_1' })).toBe(ORDERS);
 
       // After the catch-up it follows the log live as before.
-      await events.append('order-sbx_ord_0', [{ type: 'OrderRefunded', data: { amount: 500, refunded_total: 500, at: '2026-10-12T12:00:00.000Z' }, metadata: {} }], { expectedRevision: 6 });
+      await events.append(
+        'order-sbx_ord_0',
+        [
+          {
+            type: 'OrderRefunded',
+            data: { amount: 500, refunded_total: 500, at: '2026-10-12T12:00:00.000Z' },
+            metadata: {},
+          },
+        ],
+        { expectedRevision: 6 },
+      );
       expect(await readModels.catchUp('orders-list', WAIT_MS)).toBe(true);
       expect((await store.get<{ status: string }>('orders', 'sbx_ord_0'))!.doc.status).toBe('partially_refunded');
     } finally {
       await readModels.stop();
     }
-    expect(await snapshot(store)).toEqual(await snapshot(await rebuild({ workerCatchUpFrom: Number.POSITIVE_INFINITY })));
+    expect(await snapshot(store)).toEqual(
+      await snapshot(await rebuild({ workerCatchUpFrom: Number.POSITIVE_INFINITY })),
+    );
   });
 
   it('when stopped while the worker runs, then it stops cleanly and a later start finishes the job', async () => {
@@ -112,7 +147,9 @@ describe('ReadModels: a catch-up shared with a worker thread (embedded)', () => 
     await second.start();
     for (const p of PROJECTIONS) expect(await second.catchUp(p.name, WAIT_MS)).toBe(true);
     await second.stop();
-    expect(await snapshot(store)).toEqual(await snapshot(await rebuild({ workerCatchUpFrom: Number.POSITIVE_INFINITY })));
+    expect(await snapshot(store)).toEqual(
+      await snapshot(await rebuild({ workerCatchUpFrom: Number.POSITIVE_INFINITY })),
+    );
   });
 
   it('when the worker fails, then the catch-up goes on in this thread, reports it, and the result is the same', async () => {
@@ -121,8 +158,13 @@ describe('ReadModels: a catch-up shared with a worker thread (embedded)', () => 
     Object.defineProperty(broken, 'localFile', { value: path.join(dir, 'missing', 'events.db') });
     const logger = silent();
     const store = await rebuild({ events: broken, workerCatchUpFrom: 1, logger });
-    expect(logger.warn).toHaveBeenCalledWith(expect.objectContaining({ err: expect.any(Error) }), expect.stringContaining('catch-up worker failed'));
-    expect(await snapshot(store)).toEqual(await snapshot(await rebuild({ workerCatchUpFrom: Number.POSITIVE_INFINITY })));
+    expect(logger.warn).toHaveBeenCalledWith(
+      expect.objectContaining({ err: expect.any(Error) }),
+      expect.stringContaining('catch-up worker failed'),
+    );
+    expect(await snapshot(store)).toEqual(
+      await snapshot(await rebuild({ workerCatchUpFrom: Number.POSITIVE_INFINITY })),
+    );
   });
 
   it('when the worker fails after some of its pages were written, then this thread reads the rest whole and the result is the same', async () => {
@@ -141,7 +183,12 @@ describe('ReadModels: a catch-up shared with a worker thread (embedded)', () => 
     for (const p of PROJECTIONS) expect(await readModels.catchUp(p.name, WAIT_MS)).toBe(true);
     await readModels.stop();
     expect(calls).toBe(3);
-    expect(logger.warn).toHaveBeenCalledWith({ err: expect.objectContaining({ message: 'the worker is gone' }) }, expect.stringContaining('catch-up worker failed'));
-    expect(await snapshot(store)).toEqual(await snapshot(await rebuild({ workerCatchUpFrom: Number.POSITIVE_INFINITY })));
+    expect(logger.warn).toHaveBeenCalledWith(
+      { err: expect.objectContaining({ message: 'the worker is gone' }) },
+      expect.stringContaining('catch-up worker failed'),
+    );
+    expect(await snapshot(store)).toEqual(
+      await snapshot(await rebuild({ workerCatchUpFrom: Number.POSITIVE_INFINITY })),
+    );
   });
 });

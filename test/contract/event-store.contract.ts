@@ -47,7 +47,11 @@ export interface EventStoreTraits {
   exactCheckpoints: boolean;
 }
 
-export function eventStoreContract(name: string, makeFixture: () => Promise<EventStoreFixture>, traits: EventStoreTraits): void {
+export function eventStoreContract(
+  name: string,
+  makeFixture: () => Promise<EventStoreFixture>,
+  traits: EventStoreTraits,
+): void {
   describe(`EventStore contract: ${name}`, () => {
     let fixture: EventStoreFixture;
     let store: EventStore;
@@ -66,7 +70,10 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
         const id = randomUUID();
         const result = await store.append(
           s('order-1'),
-          [{ ...ev('OrderPlaced', { total: { amount: 1250, currency: 'AED' }, items: [1, 2] }), id }, ev('OrderConfirmed')],
+          [
+            { ...ev('OrderPlaced', { total: { amount: 1250, currency: 'AED' }, items: [1, 2] }), id },
+            ev('OrderConfirmed'),
+          ],
           { expectedRevision: 'no_stream' },
         );
         expect(result.nextExpectedRevision).toBe(1);
@@ -90,11 +97,24 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
       });
 
       it('reads from a revision, a bounded count, and backwards', async () => {
-        await store.append(s('order-1'), ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => ev(t)), { expectedRevision: 'no_stream' });
+        await store.append(
+          s('order-1'),
+          ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => ev(t)),
+          { expectedRevision: 'no_stream' },
+        );
         expect(types(await store.readStream(s('order-1'), { fromRevision: 2 }))).toEqual(['E2', 'E3', 'E4']);
         expect(types(await store.readStream(s('order-1'), { maxCount: 2 }))).toEqual(['E0', 'E1']);
-        expect(types(await store.readStream(s('order-1'), { backwards: true }))).toEqual(['E4', 'E3', 'E2', 'E1', 'E0']);
-        expect(types(await store.readStream(s('order-1'), { backwards: true, fromRevision: 3, maxCount: 2 }))).toEqual(['E3', 'E2']);
+        expect(types(await store.readStream(s('order-1'), { backwards: true }))).toEqual([
+          'E4',
+          'E3',
+          'E2',
+          'E1',
+          'E0',
+        ]);
+        expect(types(await store.readStream(s('order-1'), { backwards: true, fromRevision: 3, maxCount: 2 }))).toEqual([
+          'E3',
+          'E2',
+        ]);
       });
 
       it('reading from the revision after the last gives [] (a cached fold reads only the tail)', async () => {
@@ -123,13 +143,16 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
 
       it('refuses a non-UUID event id, an empty type and a system stream, with the same errors on every adapter, and writes nothing', async () => {
         const refused = async (p: Promise<unknown>): Promise<string> => {
-          const err = await p.then(() => undefined, (e: unknown) => e);
+          const err = await p.then(
+            () => undefined,
+            (e: unknown) => e,
+          );
           expect(err).toBeInstanceOf(TypeError);
           return (err as TypeError).message;
         };
-        expect(await refused(store.append(s('order-1'), [{ ...ev('E0'), id: 'not-a-uuid' }], { expectedRevision: 'any' }))).toBe(
-          'Event id must be a UUID, got "not-a-uuid"',
-        );
+        expect(
+          await refused(store.append(s('order-1'), [{ ...ev('E0'), id: 'not-a-uuid' }], { expectedRevision: 'any' })),
+        ).toBe('Event id must be a UUID, got "not-a-uuid"');
         expect(await refused(store.append(s('order-1'), [ev('E0'), ev('')], { expectedRevision: 'any' }))).toBe(
           'Event type must be a non-empty string',
         );
@@ -207,10 +230,16 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
 
       it("an 'ordered' append checks its revision like any other, is read back at once, and is in the log with the durable append after it", async () => {
         const before = await store.append(s('other'), [ev('Before')], { expectedRevision: 'no_stream' });
-        const claim = await store.append(s('idempotency-2'), [ev('KeyClaimed')], { expectedRevision: 'no_stream', durability: 'ordered' });
+        const claim = await store.append(s('idempotency-2'), [ev('KeyClaimed')], {
+          expectedRevision: 'no_stream',
+          durability: 'ordered',
+        });
         expect(types(await store.readStream(s('idempotency-2')))).toEqual(['KeyClaimed']);
         await expect(
-          store.append(s('idempotency-2'), [ev('KeyClaimed')], { expectedRevision: 'no_stream', durability: 'ordered' }),
+          store.append(s('idempotency-2'), [ev('KeyClaimed')], {
+            expectedRevision: 'no_stream',
+            durability: 'ordered',
+          }),
         ).rejects.toThrow(WrongExpectedRevisionError);
         const order = await store.append(s('order-2'), [ev('OrderPlaced')], { expectedRevision: 'no_stream' });
         // From the event before the claim: EventStoreDB reads the log only from an event's position.
@@ -271,7 +300,10 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
         const read = async (filter: { streamPrefixes?: string[]; eventTypes?: string[] }): Promise<string[]> =>
           (await store.readAll({ after: base, filter })).map((e) => `${e.streamId.slice(ns.length + 1)}:${e.type}`);
         expect(await read({ streamPrefixes: [s('order-'), s('rider-')] })).toEqual([
-          `order-1:${placed}`, 'order-1:Confirmed', 'rider-1:RiderMoved', `rider-1:${placed}`,
+          `order-1:${placed}`,
+          'order-1:Confirmed',
+          'rider-1:RiderMoved',
+          `rider-1:${placed}`,
         ]);
         expect(await read({ eventTypes: [placed] })).toEqual([`order-1:${placed}`, `rider-1:${placed}`]);
         expect(await read({ streamPrefixes: [s('rider-')], eventTypes: [placed, 'KeyClaimed'] })).toEqual([
@@ -287,20 +319,30 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
           await store.append(s(`rider-${k}`), [ev('Moved')], { expectedRevision: 'no_stream' });
         }
         await store.append(s('idem-k0'), [ev('KeyClaimed')], { expectedRevision: 'no_stream' });
-        const whole = (await store.readAll({ after: base, filter: { streamPrefixes: prefixes } })).map((e) => `${e.streamId}:${e.type}`);
+        const whole = (await store.readAll({ after: base, filter: { streamPrefixes: prefixes } })).map(
+          (e) => `${e.streamId}:${e.type}`,
+        );
         const partOf = (entry: string): number => streamPart(entry.slice(0, entry.indexOf(':')), prefixes, 4);
         // This connection may answer from the events it appended; another reads them from the backend.
         for (const reader of [store, await fixture.open()]) {
           const read = async (parts: number[], maxCount?: number): Promise<string[]> =>
-            (await reader.readAll({ after: base, maxCount, filter: { streamPrefixes: prefixes, partition: { count: 4, parts } } })).map(
-              (e) => `${e.streamId}:${e.type}`,
-            );
+            (
+              await reader.readAll({
+                after: base,
+                maxCount,
+                filter: { streamPrefixes: prefixes, partition: { count: 4, parts } },
+              })
+            ).map((e) => `${e.streamId}:${e.type}`);
           const byPart = await Promise.all([0, 1, 2, 3].map((part) => read([part])));
           byPart.forEach((events, part) => expect(events).toEqual(whole.filter((e) => partOf(e) === part)));
           expect(byPart.flat()).toHaveLength(whole.length);
           expect(byPart.filter((events) => events.length > 0).length).toBeGreaterThan(1);
           for (const k of keys) {
-            expect(byPart.filter((events) => events.includes(`${s(`order-${k}`)}:Placed`) && events.includes(`${s(`rider-${k}`)}:Moved`))).toHaveLength(1);
+            expect(
+              byPart.filter(
+                (events) => events.includes(`${s(`order-${k}`)}:Placed`) && events.includes(`${s(`rider-${k}`)}:Moved`),
+              ),
+            ).toHaveLength(1);
           }
           expect(await read([1, 3])).toEqual(whole.filter((e) => [1, 3].includes(partOf(e))));
           expect(await read([0, 1, 2], 5)).toEqual(whole.filter((e) => partOf(e) !== 3).slice(0, 5));
@@ -421,13 +463,20 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
       });
 
       it('setStreamMaxCount keeps the newest events and revisions keep counting', async () => {
-        await store.append(s('rider-1'), ['P0', 'P1', 'P2', 'P3', 'P4'].map((t) => ev(t)), { expectedRevision: 'no_stream' });
+        await store.append(
+          s('rider-1'),
+          ['P0', 'P1', 'P2', 'P3', 'P4'].map((t) => ev(t)),
+          { expectedRevision: 'no_stream' },
+        );
         await store.setStreamMaxCount(s('rider-1'), 2);
         expect(types(await store.readStream(s('rider-1')))).toEqual(['P3', 'P4']);
         const r = await store.append(s('rider-1'), [ev('P5')], { expectedRevision: 4 });
         expect(r.nextExpectedRevision).toBe(5);
         const kept = await store.readStream(s('rider-1'));
-        expect(kept.map((e) => [e.type, e.revision])).toEqual([['P4', 4], ['P5', 5]]);
+        expect(kept.map((e) => [e.type, e.revision])).toEqual([
+          ['P4', 4],
+          ['P5', 5],
+        ]);
         await store.setStreamMaxCount(s('rider-2'), 1); // before the stream exists
         await store.append(s('rider-2'), [ev('Q0'), ev('Q1')], { expectedRevision: 'no_stream' });
         expect(types(await store.readStream(s('rider-2')))).toEqual(['Q1']);
@@ -473,8 +522,16 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
         await eventually(async () => (await group.parked()).length === 2);
         await group.stop();
         expect(deliveries).toEqual([
-          'Ack#0', 'ThrowOnce#0', 'ThrowOnce#1', 'RetryOnce#0', 'RetryOnce#1', 'Park#0',
-          'AlwaysRetry#0', 'AlwaysRetry#1', 'AlwaysRetry#2', 'Last#0',
+          'Ack#0',
+          'ThrowOnce#0',
+          'ThrowOnce#1',
+          'RetryOnce#0',
+          'RetryOnce#1',
+          'Park#0',
+          'AlwaysRetry#0',
+          'AlwaysRetry#1',
+          'AlwaysRetry#2',
+          'Last#0',
         ]);
         expect(types(await group.parked())).toEqual(['Park', 'AlwaysRetry']);
         expect(errors).toHaveLength(1);
@@ -483,8 +540,17 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
 
       it('with concurrency, handlers overlap, and the position never passes an event that is not settled', async () => {
         const total = 12;
-        await store.append(s('order-1'), Array.from({ length: total }, (_, i) => ev(`E${i}`)), { expectedRevision: 'no_stream' });
-        const options = { group: `${ns}-parallel`, filter: { streamPrefixes: [`${ns}-`] }, concurrency: 4, maxRetries: 1000 };
+        await store.append(
+          s('order-1'),
+          Array.from({ length: total }, (_, i) => ev(`E${i}`)),
+          { expectedRevision: 'no_stream' },
+        );
+        const options = {
+          group: `${ns}-parallel`,
+          filter: { streamPrefixes: [`${ns}-`] },
+          concurrency: 4,
+          maxRetries: 1000,
+        };
         let running = 0;
         let most = 0;
         const acked = new Set<string>();
@@ -526,35 +592,38 @@ export function eventStoreContract(name: string, makeFixture: () => Promise<Even
 
       // EventStoreDB keeps a persistent subscription's retry counts in the server's memory, and
       // what a reconnecting consumer is sent again depends on the server's timing: not a contract.
-      it.skipIf(!traits.exactCheckpoints)('keeps retry counts across a close and reopen (skipped on EventStoreDB: the server keeps them)', async () => {
-        const options = { group: `${ns}-retries`, filter: { streamPrefixes: [`${ns}-`] }, maxRetries: 10 };
-        await store.append(s('order-1'), [ev('Flaky'), ev('After')], { expectedRevision: 'no_stream' });
-        const first: string[] = [];
-        const stopping = deferred();
-        const group = store.consumerGroup(options);
-        await group.start(async (e, { retryCount }) => {
-          first.push(`${e.type}#${retryCount}`);
-          // Stopped from inside its second try: that retry is recorded, and no third try begins.
-          if (retryCount === 1) void group.stop().then(stopping.resolve);
-          return 'retry';
-        });
-        await stopping.promise;
-        await store.close();
+      it.skipIf(!traits.exactCheckpoints)(
+        'keeps retry counts across a close and reopen (skipped on EventStoreDB: the server keeps them)',
+        async () => {
+          const options = { group: `${ns}-retries`, filter: { streamPrefixes: [`${ns}-`] }, maxRetries: 10 };
+          await store.append(s('order-1'), [ev('Flaky'), ev('After')], { expectedRevision: 'no_stream' });
+          const first: string[] = [];
+          const stopping = deferred();
+          const group = store.consumerGroup(options);
+          await group.start(async (e, { retryCount }) => {
+            first.push(`${e.type}#${retryCount}`);
+            // Stopped from inside its second try: that retry is recorded, and no third try begins.
+            if (retryCount === 1) void group.stop().then(stopping.resolve);
+            return 'retry';
+          });
+          await stopping.promise;
+          await store.close();
 
-        const reopened = await fixture.open();
-        const second: string[] = [];
-        const gotAfter = deferred();
-        const again = reopened.consumerGroup(options);
-        await again.start(async (e, { retryCount }) => {
-          second.push(`${e.type}#${retryCount}`);
-          if (e.type === 'After') gotAfter.resolve();
-          return 'ack';
-        });
-        await gotAfter.promise;
-        await again.stop();
-        expect(first).toEqual(['Flaky#0', 'Flaky#1']);
-        expect(second).toEqual(['Flaky#2', 'After#0']);
-      });
+          const reopened = await fixture.open();
+          const second: string[] = [];
+          const gotAfter = deferred();
+          const again = reopened.consumerGroup(options);
+          await again.start(async (e, { retryCount }) => {
+            second.push(`${e.type}#${retryCount}`);
+            if (e.type === 'After') gotAfter.resolve();
+            return 'ack';
+          });
+          await gotAfter.promise;
+          await again.stop();
+          expect(first).toEqual(['Flaky#0', 'Flaky#1']);
+          expect(second).toEqual(['Flaky#2', 'After#0']);
+        },
+      );
 
       it('reports its stored position: 0 before any event, then at least the last settled one', async () => {
         const group = store.consumerGroup({ group: `${ns}-position`, filter: { streamPrefixes: [`${ns}-`] } });

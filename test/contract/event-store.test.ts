@@ -38,20 +38,24 @@ if (!esdbUrl) {
   console.warn('EventStore contract: EVENTSTORE_URL is not set, so the EventStoreDB run is SKIPPED.');
 }
 describe.skipIf(!esdbUrl)('EventStoreDB (EVENTSTORE_URL)', () => {
-  eventStoreContract('EventStoreDB', async () => {
-    const opened: EventStore[] = [];
-    return {
-      isolated: false,
-      async open() {
-        const store = new EsdbEventStore(esdbUrl!);
-        opened.push(store);
-        return store;
-      },
-      async cleanup() {
-        for (const store of opened) await store.close();
-      },
-    };
-  }, { exactCheckpoints: false });
+  eventStoreContract(
+    'EventStoreDB',
+    async () => {
+      const opened: EventStore[] = [];
+      return {
+        isolated: false,
+        async open() {
+          const store = new EsdbEventStore(esdbUrl!);
+          opened.push(store);
+          return store;
+        },
+        async cleanup() {
+          for (const store of opened) await store.close();
+        },
+      };
+    },
+    { exactCheckpoints: false },
+  );
 });
 
 describe('embedded SQLite event store across connections and processes', () => {
@@ -80,7 +84,10 @@ describe('embedded SQLite event store across connections and processes', () => {
     const viaSubscription = deferred<RecordedEvent>();
     const viaGroup = deferred<RecordedEvent>();
     const caughtUp = deferred();
-    const sub = reader.subscribeToAll({ onEvent: (e) => viaSubscription.resolve(e), onCaughtUp: () => caughtUp.resolve() });
+    const sub = reader.subscribeToAll({
+      onEvent: (e) => viaSubscription.resolve(e),
+      onCaughtUp: () => caughtUp.resolve(),
+    });
     await reader.consumerGroup({ group: 'g' }).start(async (e) => {
       viaGroup.resolve(e);
       return 'ack';
@@ -112,7 +119,11 @@ describe('embedded SQLite event store across connections and processes', () => {
   it('pages of the log leave out what a bounded stream trimmed, also in the append that trims', async () => {
     const store = open();
     const riders = { filter: { streamPrefixes: ['rider-'] } };
-    await store.append('rider-1', ['P0', 'P1', 'P2', 'P3', 'P4'].map((t) => ev(t)), { expectedRevision: 'no_stream' });
+    await store.append(
+      'rider-1',
+      ['P0', 'P1', 'P2', 'P3', 'P4'].map((t) => ev(t)),
+      { expectedRevision: 'no_stream' },
+    );
     await store.append('order-1', [ev('O0')], { expectedRevision: 'no_stream' });
     await store.setStreamMaxCount('rider-1', 2);
     expect((await store.readAll(riders)).map((e) => e.type)).toEqual(['P3', 'P4']);
@@ -125,7 +136,8 @@ describe('embedded SQLite event store across connections and processes', () => {
 
   it('checkpoints the log into the database file on its own thread, and the store connection does not', async () => {
     const store = open();
-    for (let i = 0; i < 20; i++) await store.append(`order-${i}`, [ev('OrderPlaced', { i })], { expectedRevision: 'no_stream' });
+    for (let i = 0; i < 20; i++)
+      await store.append(`order-${i}`, [ev('OrderPlaced', { i })], { expectedRevision: 'no_stream' });
     const result = await store.checkpoint();
     expect(result!.log).toBeGreaterThan(0);
     expect(result!.checkpointed).toBe(result!.log);

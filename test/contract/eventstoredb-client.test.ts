@@ -14,7 +14,13 @@ import { excludeSystemEvents, persistentSubscriptionToAllSettingsFromDefaults } 
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import { EsdbEventStore } from '../../src/adapters/eventstoredb/event-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
-import { LogPositionError, StorageUnavailableError, type ConsumerOutcome, type NewEvent, type RecordedEvent } from '../../src/ports/event-store.js';
+import {
+  LogPositionError,
+  StorageUnavailableError,
+  type ConsumerOutcome,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../src/ports/event-store.js';
 import { EsdbStandIn } from '../support/esdb-stand-in.js';
 import { deferred, ev, eventually } from './event-store.contract.js';
 
@@ -37,7 +43,8 @@ async function turns(n: number): Promise<void> {
 }
 
 const types = (events: RecordedEvent[]): string[] => events.map((e) => e.type);
-const asJson = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+const asJson = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
 const ack = async (): Promise<ConsumerOutcome> => 'ack';
 
 describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not EventStoreDB)', () => {
@@ -47,7 +54,9 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
   let ns: string;
   const s = (name: string): string => `${name}-${ns}`;
 
-  async function setUp(options: { maxConcurrentStreams?: number } = {}): Promise<{ server: EsdbStandIn; store: EsdbEventStore }> {
+  async function setUp(
+    options: { maxConcurrentStreams?: number } = {},
+  ): Promise<{ server: EsdbStandIn; store: EsdbEventStore }> {
     const server = await EsdbStandIn.start(options);
     standIn = server;
     return { server, store: open(server) };
@@ -67,7 +76,10 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
 
   afterEach(async () => {
     const closing = Promise.all(stores.map((store) => store.close()));
-    const closed = await within(closing, 5000, 'store.close()').then(() => true, () => false);
+    const closed = await within(closing, 5000, 'store.close()').then(
+      () => true,
+      () => false,
+    );
     await standIn?.stop(); // ends whatever the stores left open, so a hung close() finishes too
     standIn = undefined;
     await within(closing, 5000, 'store.close() after the stand-in stopped').catch(() => undefined);
@@ -86,19 +98,36 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
       await store.append(s(`order-${batch % 4}`), events, { expectedRevision: 'any' });
     }
     for (let i = 0; i < 3; i++) {
-      server.appendForeign('$stats-127.0.0.1:2113', { type: '$statsCollected', contentType: 'application/json', data: Buffer.from('{}') });
+      server.appendForeign('$stats-127.0.0.1:2113', {
+        type: '$statsCollected',
+        contentType: 'application/json',
+        data: Buffer.from('{}'),
+      });
     }
-    const head = server.events().filter((e) => !e.streamId.startsWith('$') && !e.type.startsWith('$')).at(-1)!.position;
+    const head = server
+      .events()
+      .filter((e) => !e.streamId.startsWith('$') && !e.type.startsWith('$'))
+      .at(-1)!.position;
 
     const heads = Array.from({ length: 150 }, () => store.headPosition());
     const pages = Array.from({ length: 150 }, () => store.readAll({ maxCount: 1 }));
-    const [headResults, pageResults] = await within(Promise.all([Promise.all(heads), Promise.all(pages)]), 15_000, '300 reads on a 100-stream connection');
+    const [headResults, pageResults] = await within(
+      Promise.all([Promise.all(heads), Promise.all(pages)]),
+      15_000,
+      '300 reads on a 100-stream connection',
+    );
     expect(new Set(headResults)).toEqual(new Set([head]));
     expect(new Set(pageResults.map((page) => page.length))).toEqual(new Set([1]));
 
     await eventually(() => server.openCalls('Read').length === 0, 5000);
-    expect(server.calls.filter((c) => c.method === 'Read').every((c) => c.state === 'ended' || c.state === 'cancelled')).toBe(true);
-    await within(store.append(s('order-0'), [ev('After')], { expectedRevision: 'any' }), 5000, 'an append after the reads');
+    expect(
+      server.calls.filter((c) => c.method === 'Read').every((c) => c.state === 'ended' || c.state === 'cancelled'),
+    ).toBe(true);
+    await within(
+      store.append(s('order-0'), [ev('After')], { expectedRevision: 'any' }),
+      5000,
+      'an append after the reads',
+    );
   }, 30_000);
 
   it('refuses data or metadata it cannot serialise, naming stream and type, with nothing sent and no unhandled rejection', async () => {
@@ -116,7 +145,11 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
       ];
       for (const bad of cases) {
         const sent = server.appendRequests.length;
-        const err = await within(store.append(stream, [bad], { expectedRevision: 'any' }), 5000, `append of ${bad.type}`).catch((e: unknown) => e);
+        const err = await within(
+          store.append(stream, [bad], { expectedRevision: 'any' }),
+          5000,
+          `append of ${bad.type}`,
+        ).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(TypeError);
         expect((err as Error).message).toContain(stream);
         expect((err as Error).message).toContain(bad.type);
@@ -131,7 +164,7 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     }
   });
 
-  it("creates a group whose messageTimeout leaves the handler its maxHandlerMs and 10 s more", async () => {
+  it('creates a group whose messageTimeout leaves the handler its maxHandlerMs and 10 s more', async () => {
     const { server, store } = await setUp();
     await store.consumerGroup({ group: s('slow'), maxHandlerMs: 45_000 }).start(ack);
     expect(server.group(s('slow'))!.settings.messageTimeoutMs).toBeGreaterThanOrEqual(55_000);
@@ -159,8 +192,16 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     const stream = s('order');
     await store.append(stream, [ev('Before')], { expectedRevision: 'no_stream' });
     const foreign = [
-      server.appendForeign(stream, { type: 'LegacyBlob', contentType: 'application/octet-stream', data: Buffer.from([0xde, 0xad, 0xbe, 0xef]) }),
-      server.appendForeign(s('legacy'), { type: 'LegacyBlob', contentType: 'application/octet-stream', data: Buffer.from([1, 2, 3]) }),
+      server.appendForeign(stream, {
+        type: 'LegacyBlob',
+        contentType: 'application/octet-stream',
+        data: Buffer.from([0xde, 0xad, 0xbe, 0xef]),
+      }),
+      server.appendForeign(s('legacy'), {
+        type: 'LegacyBlob',
+        contentType: 'application/octet-stream',
+        data: Buffer.from([1, 2, 3]),
+      }),
     ];
     await store.append(stream, [ev('After')], { expectedRevision: 'any' });
 
@@ -169,9 +210,17 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     const seen: string[] = [];
     const caughtUp = deferred();
     const onError = vi.fn();
-    const sub = store.subscribeToAll({ onEvent: (e) => void seen.push(e.type), onCaughtUp: () => caughtUp.resolve(), onError });
+    const sub = store.subscribeToAll({
+      onEvent: (e) => void seen.push(e.type),
+      onCaughtUp: () => caughtUp.resolve(),
+      onError,
+    });
     await within(caughtUp.promise, 5000, 'catching up');
-    server.appendForeign(stream, { type: 'LegacyBlob', contentType: 'application/octet-stream', data: Buffer.from([7]) });
+    server.appendForeign(stream, {
+      type: 'LegacyBlob',
+      contentType: 'application/octet-stream',
+      data: Buffer.from([7]),
+    });
     await store.append(stream, [ev('Live')], { expectedRevision: 'any' });
     await eventually(() => seen.includes('Live'));
     expect(seen).toEqual(['Before', 'After', 'Live']);
@@ -195,14 +244,18 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     await store.append(s('order'), [ev('E0')], { expectedRevision: 'no_stream' });
     const caughtUp = deferred();
     const failed = deferred<unknown>();
-    store.subscribeToAll({ onEvent: () => undefined, onCaughtUp: () => caughtUp.resolve(), onError: (err) => failed.resolve(err) });
+    store.subscribeToAll({
+      onEvent: () => undefined,
+      onCaughtUp: () => caughtUp.resolve(),
+      onError: (err) => failed.resolve(err),
+    });
     await within(caughtUp.promise, 5000, 'catching up');
     await eventually(() => server.openCalls('Read').some((c) => c.read?.kind === 'subscription'));
     expect(server.endSubscriptions()).toBe(1);
     expect(await within(failed.promise, 5000, 'onError')).toBeInstanceOf(Error);
   });
 
-  it("stop() waits for the in-flight handler, sends its ack before leaving, and hands out nothing more", async () => {
+  it('stop() waits for the in-flight handler, sends its ack before leaving, and hands out nothing more', async () => {
     const { server, store } = await setUp();
     await store.append(s('order'), [ev('First'), ev('Second')], { expectedRevision: 'no_stream' });
     const [first, second] = await store.readStream(s('order'));
@@ -256,9 +309,13 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
   it('updates a group that exists with other settings to its own at start', async () => {
     const { server, store } = await setUp();
     const group = s('group');
-    await store.client.createPersistentSubscriptionToAll(group, persistentSubscriptionToAllSettingsFromDefaults({ maxRetryCount: 3 }), {
-      filter: excludeSystemEvents(),
-    });
+    await store.client.createPersistentSubscriptionToAll(
+      group,
+      persistentSubscriptionToAllSettingsFromDefaults({ maxRetryCount: 3 }),
+      {
+        filter: excludeSystemEvents(),
+      },
+    );
     await store.consumerGroup({ group }).start(ack);
     const updates = server.groupRequests.filter((r) => r.group === group && r.op === 'update');
     expect(updates).toHaveLength(1);
@@ -280,9 +337,15 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
   it("writes correlation and causation ids as EventStoreDB's own metadata keys and reads back only the service's", async () => {
     const { server, store } = await setUp();
     const metadata = { correlation_id: 'c1', causation_id: 'e0', actor: 'partner' };
-    await store.append(s('order'), [{ type: 'OrderPlaced', data: { n: 1 }, metadata }], { expectedRevision: 'no_stream' });
+    await store.append(s('order'), [{ type: 'OrderPlaced', data: { n: 1 }, metadata }], {
+      expectedRevision: 'no_stream',
+    });
     const sent = server.appendRequests.flatMap((m) => m.events).find((e) => e.type === 'OrderPlaced');
-    expect(JSON.parse(sent!.metadata.toString('utf8'))).toEqual({ ...metadata, $correlationId: 'c1', $causationId: 'e0' });
+    expect(JSON.parse(sent!.metadata.toString('utf8'))).toEqual({
+      ...metadata,
+      $correlationId: 'c1',
+      $causationId: 'e0',
+    });
     const [read] = await store.readStream(s('order'));
     expect(read!.metadata).toEqual(metadata);
     const [fromAll] = await store.readAll();
@@ -295,10 +358,16 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     const embedded = new SqliteEventStore({ file: join(dir, 'events.db') });
     try {
       for (const bad of [{ ...ev('Fine'), id: 'not-a-uuid' }, ev('')]) {
-        const expected = await embedded.append('order-embedded', [bad], { expectedRevision: 'any' }).catch((e: unknown) => e);
+        const expected = await embedded
+          .append('order-embedded', [bad], { expectedRevision: 'any' })
+          .catch((e: unknown) => e);
         expect(expected).toBeInstanceOf(TypeError);
         const sent = server.appendRequests.length;
-        const err = await within(store.append(s('order'), [bad], { expectedRevision: 'any' }), 5000, 'the append').catch((e: unknown) => e);
+        const err = await within(
+          store.append(s('order'), [bad], { expectedRevision: 'any' }),
+          5000,
+          'the append',
+        ).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(TypeError);
         expect((err as Error).message).toBe((expected as Error).message);
         expect(server.appendRequests.length).toBe(sent);
@@ -313,12 +382,20 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     const { server, store } = await setUp();
     const names = Array.from({ length: 10 }, (_, i) => s(`stream-${String(i).padStart(2, '0')}`));
     for (const [i, name] of [...names].reverse().entries()) {
-      await store.append(name, Array.from({ length: 1 + (i % 3) }, () => ev('E')), { expectedRevision: 'no_stream' });
+      await store.append(
+        name,
+        Array.from({ length: 1 + (i % 3) }, () => ev('E')),
+        { expectedRevision: 'no_stream' },
+      );
     }
     const mark = server.calls.length;
     const listed = await store.listStreams({ limit: 2 });
     const reads = server.calls.slice(mark).filter((c) => c.method === 'Read' && c.read?.kind === 'stream');
-    const expected = await Promise.all(names.slice(0, 2).map(async (streamId) => ({ streamId, lastRevision: (await store.readStream(streamId)).length - 1 })));
+    const expected = await Promise.all(
+      names
+        .slice(0, 2)
+        .map(async (streamId) => ({ streamId, lastRevision: (await store.readStream(streamId)).length - 1 })),
+    );
     expect(listed).toEqual(expected);
     const pages = reads.filter((c) => c.read!.streamId === '$streams');
     expect(pages.length).toBeGreaterThan(0);
@@ -333,9 +410,13 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     standIn = undefined;
     const unreachable = { name: 'StorageUnavailableError', reason: 'unreachable' };
     await expect(within(store.readStream(s('order')), 10_000, 'readStream')).rejects.toMatchObject(unreachable);
-    await expect(within(store.readAll({ maxCount: 10 }), 10_000, 'readAll')).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(within(store.readAll({ maxCount: 10 }), 10_000, 'readAll')).rejects.toBeInstanceOf(
+      StorageUnavailableError,
+    );
     await expect(within(store.headPosition(), 10_000, 'headPosition')).rejects.toBeInstanceOf(StorageUnavailableError);
-    await expect(within(store.append(s('order'), [ev('After')], { expectedRevision: 'any' }), 10_000, 'append')).rejects.toMatchObject(unreachable);
+    await expect(
+      within(store.append(s('order'), [ev('After')], { expectedRevision: 'any' }), 10_000, 'append'),
+    ).rejects.toMatchObject(unreachable);
   });
 
   it('a consumer group reconnects after the server restarts and handles what is appended after', async () => {

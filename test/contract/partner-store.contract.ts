@@ -31,7 +31,9 @@ export function partnerStoreContract(name: string, open: () => Promise<PartnerSt
       await s.createPartner({ id: 'ptr_1', name: 'One', created_at: '2026-11-21T10:00:00.000Z' });
       const k = key({ scopes: ['catalog:read', 'orders:write'] });
       await s.createKey(k);
-      await s.createKey(key({ id: 'key_2', key_hash: 'b'.repeat(64), environment: 'sandbox', created_at: '2026-11-21T10:00:01.000Z' }));
+      await s.createKey(
+        key({ id: 'key_2', key_hash: 'b'.repeat(64), environment: 'sandbox', created_at: '2026-11-21T10:00:01.000Z' }),
+      );
       expect(await s.findKeyByHash('a'.repeat(64))).toEqual(k);
       expect(await s.findKeyByHash('c'.repeat(64))).toBeNull();
       expect((await s.listKeys('ptr_1')).map((x) => x.id)).toEqual(['key_1', 'key_2']);

@@ -25,7 +25,10 @@ class CountingStore implements ReadModelStore {
   gets = 0;
   puts = 0;
   lostRaces = 0;
-  constructor(private readonly inner: ReadModelStore, private readonly checkpoints = true) {}
+  constructor(
+    private readonly inner: ReadModelStore,
+    private readonly checkpoints = true,
+  ) {}
   get: ReadModelStore['get'] = (c, id) => (this.gets++, this.inner.get(c, id));
   put: ReadModelStore['put'] = async (c, next, seq) => {
     this.puts++;
@@ -35,7 +38,8 @@ class CountingStore implements ReadModelStore {
   };
   find: ReadModelStore['find'] = (c, q) => this.inner.find(c, q);
   count: ReadModelStore['count'] = (c, w) => this.inner.count(c, w);
-  saveCheckpoint: ReadModelStore['saveCheckpoint'] = async (p, pos) => (this.checkpoints ? this.inner.saveCheckpoint(p, pos) : undefined);
+  saveCheckpoint: ReadModelStore['saveCheckpoint'] = async (p, pos) =>
+    this.checkpoints ? this.inner.saveCheckpoint(p, pos) : undefined;
   checkpoint: ReadModelStore['checkpoint'] = (p) => this.inner.checkpoint(p);
   reset: ReadModelStore['reset'] = (p, c) => this.inner.reset(p, c);
   all: ReadModelStore['all'] = (c) => this.inner.all(c);
@@ -50,7 +54,9 @@ afterAll(async () => {
   await client?.close();
 });
 
-const adapters: Array<[string, () => Promise<ReadModelStore>]> = [['embedded (SQLite)', async () => new SqliteReadModelStore()]];
+const adapters: Array<[string, () => Promise<ReadModelStore>]> = [
+  ['embedded (SQLite)', async () => new SqliteReadModelStore()],
+];
 if (mongoUrl) {
   adapters.push([
     'MongoDB',
@@ -86,22 +92,44 @@ function runner(projection: AnyProjection, store: ReadModelStore): ProjectionRun
 async function appendOrder(n: number, steps: OrderEvent[][] = lifeOf(n)): Promise<bigint> {
   let position = 0n;
   const stream = `order-sbx_ord_${n}`;
-  let revision: number | 'no_stream' = (await events.readStream(stream, { backwards: true, maxCount: 1 }))[0]?.revision ?? 'no_stream';
+  let revision: number | 'no_stream' =
+    (await events.readStream(stream, { backwards: true, maxCount: 1 }))[0]?.revision ?? 'no_stream';
   for (const step of steps) {
     const metadata = { actor: 'system', partner_id: 'ptn_1', environment: 'sandbox' };
-    const r = await events.append(stream, step.map((e) => ({ type: e.type, data: e.data as unknown as Record<string, unknown>, metadata })), { expectedRevision: revision });
+    const r = await events.append(
+      stream,
+      step.map((e) => ({ type: e.type, data: e.data as unknown as Record<string, unknown>, metadata })),
+      { expectedRevision: revision },
+    );
     revision = r.nextExpectedRevision;
     position = r.position;
   }
   return position;
 }
-const lifeOf = (n: number): OrderEvent[][] => [[ev.placed({ order_id: `sbx_ord_${n}`, reference: `ref-${n}` })], [ev.accepted()], [ev.started(), ev.rider()], [ev.packed()], [ev.pickedUp()], [ev.delivered()]];
+const lifeOf = (n: number): OrderEvent[][] => [
+  [ev.placed({ order_id: `sbx_ord_${n}`, reference: `ref-${n}` })],
+  [ev.accepted()],
+  [ev.started(), ev.rider()],
+  [ev.packed()],
+  [ev.pickedUp()],
+  [ev.delivered()],
+];
 
 async function appendPositions(n: number, count: number, from = 0): Promise<bigint> {
   let position = 0n;
   for (let i = from; i < from + count; i++) {
     const at = new Date(Date.UTC(2026, 9, 12, 11, 0, i)).toISOString();
-    const r = await events.append(`rider-sbx_ord_${n}`, [{ type: 'RiderLocationUpdated', data: { order_id: `sbx_ord_${n}`, lat: 29 + i / 1000, lng: 48, at }, metadata: {} }], { expectedRevision: 'any' });
+    const r = await events.append(
+      `rider-sbx_ord_${n}`,
+      [
+        {
+          type: 'RiderLocationUpdated',
+          data: { order_id: `sbx_ord_${n}`, lat: 29 + i / 1000, lng: 48, at },
+          metadata: {},
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
     if (r.nextExpectedRevision === 0) await events.setStreamMaxCount(`rider-sbx_ord_${n}`, 50);
     position = r.position;
   }
@@ -114,7 +142,8 @@ async function reachHead(...runners: ProjectionRunner[]): Promise<void> {
 }
 
 /** What an audit compares: ids, documents and per-stream revisions. */
-const comparable = (docs: Array<StoredDocument<unknown>>) => docs.map(({ id, doc, versions }) => ({ id, doc, versions }));
+const comparable = (docs: Array<StoredDocument<unknown>>) =>
+  docs.map(({ id, doc, versions }) => ({ id, doc, versions }));
 
 describe.each(adapters)('projection runner over the embedded event store, %s read models', (_name, open) => {
   it('when a runner is stopped and started again, then it resumes from its checkpoint and applies nothing twice', async () => {
@@ -276,10 +305,15 @@ describe('ReadModels: checkpoints that are not in the log', () => {
     events = new SqliteEventStore({ file: path.join(dir, 'events.db'), synchronous: 'NORMAL' });
     await appendOrder(7, lifeOf(7).slice(0, 1)); // a fresh log, with positions the read models have already passed
     const second = new ReadModels({ events, store }, PROJECTIONS);
-    const refusal = await second.start().then(() => undefined, (err: unknown) => err);
+    const refusal = await second.start().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     await second.stop();
     expect(refusal).toBeInstanceOf(LogPositionError);
-    expect((refusal as Error).message).toMatch(new RegExp(`^Position ${checkpoint} is past the head of the event log \\(1\\).*rebuild the read models`));
+    expect((refusal as Error).message).toMatch(
+      new RegExp(`^Position ${checkpoint} is past the head of the event log \\(1\\).*rebuild the read models`),
+    );
   });
 });
 
@@ -292,7 +326,9 @@ describe('ProjectionRunner.waitFor', () => {
     expect(await r.waitFor(position, WAIT_MS)).toBe(true);
     expect((await store.get<{ status: string }>(ordersList.collection, 'sbx_ord_1'))!.doc.status).toBe('placed');
     // Events the projection does not read move its position too (read-your-writes waits on the log head).
-    const other = await events.append('unrelated-1', [{ type: 'Noise', data: {}, metadata: {} }], { expectedRevision: 'any' });
+    const other = await events.append('unrelated-1', [{ type: 'Noise', data: {}, metadata: {} }], {
+      expectedRevision: 'any',
+    });
     expect(await r.waitFor(other.position, WAIT_MS)).toBe(true);
     expect(await r.waitFor(1n, 0)).toBe(true);
   });

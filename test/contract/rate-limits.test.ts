@@ -14,7 +14,12 @@ for (const server of mongoTestServers('rate limits on MongoDB')) {
     const processes: Stores[] = [];
     const dirs: string[] = [];
     beforeAll(async () => {
-      const env = { READ_STORE: 'mongodb', MONGODB_URL: server.url!, MONGODB_DB: uniqueDbName('rate_limits'), WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64') };
+      const env = {
+        READ_STORE: 'mongodb',
+        MONGODB_URL: server.url!,
+        MONGODB_DB: uniqueDbName('rate_limits'),
+        WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+      };
       for (let i = 0; i < 2; i++) {
         const dir = tempDataDir();
         dirs.push(dir);

@@ -12,12 +12,24 @@ export interface Row {
 
 const C = 'rows';
 
-function stored(id: string, doc: Partial<Row> = {}, seq = 1, versions: Record<string, number> = { [`s-${id}`]: seq - 1 }): StoredDocument<Row> {
+function stored(
+  id: string,
+  doc: Partial<Row> = {},
+  seq = 1,
+  versions: Record<string, number> = { [`s-${id}`]: seq - 1 },
+): StoredDocument<Row> {
   return {
     id,
     seq,
     versions,
-    doc: { partner: 'p1', status: 'placed', created_at: '2026-11-21T10:00:00.000Z', total: 100, reference: null, ...doc },
+    doc: {
+      partner: 'p1',
+      status: 'placed',
+      created_at: '2026-11-21T10:00:00.000Z',
+      total: 100,
+      reference: null,
+      ...doc,
+    },
   };
 }
 
@@ -40,7 +52,11 @@ async function seed(s: ReadModelStore): Promise<void> {
 }
 
 const ids = (rows: Array<StoredDocument<unknown>>) => rows.map((r) => r.id);
-const q = (over: Partial<Query> = {}): Query => ({ sort: { field: 'created_at', direction: 'asc' }, limit: 100, ...over });
+const q = (over: Partial<Query> = {}): Query => ({
+  sort: { field: 'created_at', direction: 'asc' },
+  limit: 100,
+  ...over,
+});
 
 /**
  * One suite for every ReadModelStore adapter. `open` gives a fresh, empty store; the suite never
@@ -51,10 +67,15 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
     describe('get / put (compare-and-set on seq)', () => {
       it('when a document is inserted with expectedSeq null, then get returns it exactly; a missing id gives null', async () => {
         const s = await open();
-        const doc = stored('o1', { extra: { nested: [1, 2.5, null, true, 'x'], empty: {}, geo: { lat: 29.3351, lng: -48.08 } } }, 1, {
-          'order-o1': 0,
-          'rider-o1': 12,
-        });
+        const doc = stored(
+          'o1',
+          { extra: { nested: [1, 2.5, null, true, 'x'], empty: {}, geo: { lat: 29.3351, lng: -48.08 } } },
+          1,
+          {
+            'order-o1': 0,
+            'rider-o1': 12,
+          },
+        );
         expect(await s.put(C, doc, null)).toBe(true);
         expect(await s.get(C, 'o1')).toEqual(doc);
         expect(await s.get(C, 'o2')).toBeNull();
@@ -105,7 +126,9 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         await s.put(C, stored('o1', { total: 0 }), null);
         for (let seq = 1; seq <= 6; seq++) {
           const writers = Array.from({ length: 8 }, (_, w) => w);
-          const results = await Promise.all(writers.map((w) => s.put(C, stored('o1', { total: seq * 100 + w }, seq + 1), seq)));
+          const results = await Promise.all(
+            writers.map((w) => s.put(C, stored('o1', { total: seq * 100 + w }, seq + 1), seq)),
+          );
           expect(results.filter(Boolean), `round ${seq}`).toHaveLength(1);
           expect((await s.get<Row>(C, 'o1'))!.doc.total).toBe(seq * 100 + results.indexOf(true));
         }
@@ -126,8 +149,23 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         const s = await open();
         await seed(s);
         expect(ids(await s.find(C, q()))).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9']);
-        expect(ids(await s.find(C, q({ sort: { field: 'created_at', direction: 'desc' } })))).toEqual(['r9', 'r8', 'r7', 'r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
-        expect(ids(await s.find(C, q({ sort: { field: 'total', direction: 'desc' }, limit: 3 })))).toEqual(['r9', 'r8', 'r7']);
+        expect(ids(await s.find(C, q({ sort: { field: 'created_at', direction: 'desc' } })))).toEqual([
+          'r9',
+          'r8',
+          'r7',
+          'r6',
+          'r5',
+          'r4',
+          'r3',
+          'r2',
+          'r1',
+          'r0',
+        ]);
+        expect(ids(await s.find(C, q({ sort: { field: 'total', direction: 'desc' }, limit: 3 })))).toEqual([
+          'r9',
+          'r8',
+          'r7',
+        ]);
       });
 
       it('when filtering with where, then only documents equal on every field come back (null matches null)', async () => {
@@ -136,7 +174,12 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         expect(ids(await s.find(C, q({ where: { partner: 'p1' } })))).toEqual(['r0', 'r2', 'r4', 'r6', 'r8']);
         expect(ids(await s.find(C, q({ where: { partner: 'p1', status: 'delivered' } })))).toEqual(['r0', 'r2']);
         expect(ids(await s.find(C, q({ where: { reference: 'ref-7' } })))).toEqual(['r7']);
-        expect(ids(await s.find(C, q({ where: { partner: 'p2', reference: null } })))).toEqual(['r1', 'r3', 'r5', 'r9']);
+        expect(ids(await s.find(C, q({ where: { partner: 'p2', reference: null } })))).toEqual([
+          'r1',
+          'r3',
+          'r5',
+          'r9',
+        ]);
         expect(await s.find(C, q({ where: { partner: 'nobody' } }))).toEqual([]);
         expect(await s.find('empty', q())).toEqual([]);
       });
@@ -144,13 +187,22 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
       it('when a range is given, then gt/gte/lt/lte bound the field (ISO strings compare as text, numbers as numbers)', async () => {
         const s = await open();
         await seed(s);
-        const range = (r: Omit<NonNullable<Query['range']>, 'field'>, field = 'created_at') => s.find(C, q({ range: { field, ...r } }));
+        const range = (r: Omit<NonNullable<Query['range']>, 'field'>, field = 'created_at') =>
+          s.find(C, q({ range: { field, ...r } }));
         expect(ids(await range({ gt: '2026-11-21T10:07:00.000Z' }))).toEqual(['r8', 'r9']);
         expect(ids(await range({ gte: '2026-11-21T10:07:00.000Z' }))).toEqual(['r7', 'r8', 'r9']);
         expect(ids(await range({ lt: '2026-11-21T10:02:00.000Z' }))).toEqual(['r0', 'r1']);
-        expect(ids(await range({ gt: '2026-11-21T10:03:00.000Z', lte: '2026-11-21T10:06:00.000Z' }))).toEqual(['r4', 'r5', 'r6']);
+        expect(ids(await range({ gt: '2026-11-21T10:03:00.000Z', lte: '2026-11-21T10:06:00.000Z' }))).toEqual([
+          'r4',
+          'r5',
+          'r6',
+        ]);
         expect(ids(await range({ gte: 20, lt: 50 }, 'total'))).toEqual(['r2', 'r3', 'r4']);
-        expect(ids(await s.find(C, q({ where: { partner: 'p2' }, range: { field: 'total', gte: 50 } })))).toEqual(['r5', 'r7', 'r9']);
+        expect(ids(await s.find(C, q({ where: { partner: 'p2' }, range: { field: 'total', gte: 50 } })))).toEqual([
+          'r5',
+          'r7',
+          'r9',
+        ]);
       });
 
       it('when paging with after and limit, then pages follow each other without gaps or repeats in both directions, across ties', async () => {
@@ -160,7 +212,10 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
           const seen: string[] = [];
           let after: Query['after'];
           for (;;) {
-            const page = await s.find<Row>(C, q({ sort: { field: 'created_at', direction }, limit: 3, ...(after ? { after } : {}) }));
+            const page = await s.find<Row>(
+              C,
+              q({ sort: { field: 'created_at', direction }, limit: 3, ...(after ? { after } : {}) }),
+            );
             seen.push(...ids(page));
             if (page.length < 3) break;
             const last = page[page.length - 1]!;
@@ -172,8 +227,18 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         // A cursor in the middle of a tie: r4 and r5 share created_at.
         const tie = '2026-11-21T10:04:00.000Z';
         expect(ids(await s.find(C, q({ after: { value: tie, id: 'r4' }, limit: 2 })))).toEqual(['r5', 'r6']);
-        expect(ids(await s.find(C, q({ sort: { field: 'created_at', direction: 'desc' }, after: { value: tie, id: 'r5' }, limit: 2 })))).toEqual(['r4', 'r3']);
-        expect(ids(await s.find(C, q({ where: { partner: 'p1' }, after: { value: tie, id: 'r4' } })))).toEqual(['r6', 'r8']);
+        expect(
+          ids(
+            await s.find(
+              C,
+              q({ sort: { field: 'created_at', direction: 'desc' }, after: { value: tie, id: 'r5' }, limit: 2 }),
+            ),
+          ),
+        ).toEqual(['r4', 'r3']);
+        expect(ids(await s.find(C, q({ where: { partner: 'p1' }, after: { value: tie, id: 'r4' } })))).toEqual([
+          'r6',
+          'r8',
+        ]);
       });
 
       it('when sorting and paging on a field that is null or missing in some documents, then those sort lowest and pages neither skip nor repeat', async () => {
@@ -184,14 +249,19 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         delete (missing.doc as Partial<Row>).reference;
         await s.put(C, missing, null); // no reference at all: sorts with the nulls
         const nulls = ['m0', 'r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r8', 'r9'];
-        const byReference = (direction: 'asc' | 'desc', over: Partial<Query> = {}) => s.find<Row>(C, q({ sort: { field: 'reference', direction }, ...over }));
+        const byReference = (direction: 'asc' | 'desc', over: Partial<Query> = {}) =>
+          s.find<Row>(C, q({ sort: { field: 'reference', direction }, ...over }));
         expect(ids(await byReference('asc'))).toEqual([...nulls, 'm1', 'r7']);
         expect(ids(await byReference('desc'))).toEqual(['r7', 'm1', ...[...nulls].reverse()]);
         for (const direction of ['asc', 'desc'] as const) {
           for (const limit of [1, 3]) {
             const seen: string[] = [];
             let after: Query['after'];
-            for (let page = await byReference(direction, { limit }); page.length; page = await byReference(direction, { limit, after: after! })) {
+            for (
+              let page = await byReference(direction, { limit });
+              page.length;
+              page = await byReference(direction, { limit, after: after! })
+            ) {
               seen.push(...ids(page));
               const last = page[page.length - 1]!;
               after = { value: last.doc.reference ?? null, id: last.id };
@@ -203,9 +273,17 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         expect(ids(await byReference('asc', { after: { value: null, id: 'r8' } }))).toEqual(['r9', 'm1', 'r7']);
         expect(ids(await byReference('desc', { after: { value: null, id: 'r1' } }))).toEqual(['r0', 'm0']);
         // A cursor on a value, descending: the nulls come after every value.
-        expect(ids(await byReference('desc', { after: { value: 'ref-2', id: 'm1' }, limit: 3 }))).toEqual(['r9', 'r8', 'r6']);
+        expect(ids(await byReference('desc', { after: { value: 'ref-2', id: 'm1' }, limit: 3 }))).toEqual([
+          'r9',
+          'r8',
+          'r6',
+        ]);
         expect(ids(await byReference('asc', { after: { value: 'ref-2', id: 'm1' } }))).toEqual(['r7']);
-        expect(ids(await byReference('asc', { where: { partner: 'p1' }, after: { value: null, id: 'r4' } }))).toEqual(['r6', 'r8', 'm1']);
+        expect(ids(await byReference('asc', { where: { partner: 'p1' }, after: { value: null, id: 'r4' } }))).toEqual([
+          'r6',
+          'r8',
+          'm1',
+        ]);
       });
     });
 
@@ -236,7 +314,9 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
 
       it('when documents outlive the retention, then purgeExpired deletes them by the retention field and keeps the younger, the undated and other collections', async () => {
         const s = await open();
-        await s.ensureIndexes!(D, [{ partner: 1, created_at: -1, _id: -1 }], { retention: { field: 'created_at', afterMs: 30 * DAY } });
+        await s.ensureIndexes!(D, [{ partner: 1, created_at: -1, _id: -1 }], {
+          retention: { field: 'created_at', afterMs: 30 * DAY },
+        });
         await s.put(D, stored('d31', { created_at: daysAgo(31) }), null);
         await s.put(D, stored('d29', { created_at: daysAgo(29) }), null);
         await s.put(D, stored('d30', { created_at: daysAgo(30) }), null); // exactly 30 days: kept (older goes)
@@ -249,7 +329,11 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         expect(ids(await s.all(D))).toEqual(['d29', 'd30', 'undated']);
         expect(await s.get(D, 'd31')).toBeNull();
         expect(await s.count(D)).toBe(3);
-        expect(ids(await s.find(D, q({ sort: { field: 'created_at', direction: 'desc' } })))).toEqual(['d29', 'd30', 'undated']);
+        expect(ids(await s.find(D, q({ sort: { field: 'created_at', direction: 'desc' } })))).toEqual([
+          'd29',
+          'd30',
+          'undated',
+        ]);
         expect(ids(await s.all(C))).toEqual(['no-retention']);
         // A purged document takes no update; purging again finds nothing more.
         expect(await s.put(D, stored('d31', { status: 'late' }, 2), 1)).toBe(false);
@@ -296,7 +380,7 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
         }
       });
 
-      it("when a projection is reset, then its collection and checkpoint are gone and nothing else is touched", async () => {
+      it('when a projection is reset, then its collection and checkpoint are gone and nothing else is touched', async () => {
         const s = await open();
         await seed(s);
         await s.put('keep', stored('k1'), null);

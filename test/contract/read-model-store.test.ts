@@ -41,8 +41,16 @@ for (const server of mongoTestServers('ReadModelStore contract')) {
       const db = await freshDb();
       const store = new MongoReadModelStore(db);
       await store.ensureIndexes('dated', [{ created_at: -1, _id: -1 }], { retention: RETAIN_30_DAYS });
-      await store.put('dated', { id: 'd1', seq: 1, versions: {}, doc: { created_at: '2026-11-21T10:00:00.000Z' } }, null);
-      await store.put('dated', { id: 'd1', seq: 2, versions: {}, doc: { created_at: '2026-11-21T10:00:00.000Z', status: 'x' } }, 1);
+      await store.put(
+        'dated',
+        { id: 'd1', seq: 1, versions: {}, doc: { created_at: '2026-11-21T10:00:00.000Z' } },
+        null,
+      );
+      await store.put(
+        'dated',
+        { id: 'd1', seq: 2, versions: {}, doc: { created_at: '2026-11-21T10:00:00.000Z', status: 'x' } },
+        1,
+      );
       const row = await db.collection('rm_dated').findOne({ _id: 'd1' as never });
       expect(row?.retention_date).toEqual(new Date('2026-11-21T10:00:00.000Z'));
       const indexes = await db.collection('rm_dated').listIndexes().toArray();
@@ -61,12 +69,17 @@ for (const server of mongoTestServers('ReadModelStore contract')) {
       const db = await freshDb();
       const before = new MongoReadModelStore(db);
       await before.ensureIndexes('dated', []);
-      for (const [id, at] of [['old', '2026-10-01T00:00:00.000Z'], ['new', '2026-12-20T00:00:00.000Z']] as const) {
+      for (const [id, at] of [
+        ['old', '2026-10-01T00:00:00.000Z'],
+        ['new', '2026-12-20T00:00:00.000Z'],
+      ] as const) {
         await before.put('dated', { id, seq: 1, versions: {}, doc: { created_at: at } }, null);
       }
       const after = new MongoReadModelStore(db);
       await after.ensureIndexes('dated', [], { retention: RETAIN_30_DAYS });
-      expect((await db.collection('rm_dated').findOne({ _id: 'old' as never }))?.retention_date).toEqual(new Date('2026-10-01T00:00:00.000Z'));
+      expect((await db.collection('rm_dated').findOne({ _id: 'old' as never }))?.retention_date).toEqual(
+        new Date('2026-10-01T00:00:00.000Z'),
+      );
       expect(await after.purgeExpired(new Date('2026-12-31T00:00:00.000Z'))).toEqual({ dated: 1 });
       expect((await after.all('dated')).map((d) => d.id)).toEqual(['new']);
     });
@@ -98,14 +111,37 @@ describe('embedded read models: importRows (documents another thread projected)'
   it('when serialised documents are imported, then they read, query and compare-and-set like written ones', async () => {
     const store = new SqliteReadModelStore();
     store.ensureIndexes('rows', [{ partner: 1, created_at: -1, _id: -1 }, { reference: 1 }]);
-    await store.put('rows', { id: 'a', seq: 1, versions: { 's-a': 0 }, doc: { partner: 'p1', created_at: '1', reference: 'old' } }, null);
+    await store.put(
+      'rows',
+      { id: 'a', seq: 1, versions: { 's-a': 0 }, doc: { partner: 'p1', created_at: '1', reference: 'old' } },
+      null,
+    );
     // One row names every indexed field; the other leaves `reference` out, so it is read from the JSON.
     store.importRows('rows', [
-      ['a', 2, '{"s-a":1}', '{"partner":"p1","created_at":"2","reference":"r-a"}', { partner: 'p1', created_at: '2', reference: 'r-a' }],
+      [
+        'a',
+        2,
+        '{"s-a":1}',
+        '{"partner":"p1","created_at":"2","reference":"r-a"}',
+        { partner: 'p1', created_at: '2', reference: 'r-a' },
+      ],
       ['b', 1, '{"s-b":0}', '{"partner":"p1","created_at":"3","reference":"r-b"}', { partner: 'p1', created_at: '3' }],
     ]);
-    expect(await store.get('rows', 'a')).toEqual({ id: 'a', seq: 2, versions: { 's-a': 1 }, doc: { partner: 'p1', created_at: '2', reference: 'r-a' } });
-    expect((await store.find('rows', { where: { reference: 'r-b' }, sort: { field: 'created_at', direction: 'desc' }, limit: 5 })).map((d) => d.id)).toEqual(['b']);
+    expect(await store.get('rows', 'a')).toEqual({
+      id: 'a',
+      seq: 2,
+      versions: { 's-a': 1 },
+      doc: { partner: 'p1', created_at: '2', reference: 'r-a' },
+    });
+    expect(
+      (
+        await store.find('rows', {
+          where: { reference: 'r-b' },
+          sort: { field: 'created_at', direction: 'desc' },
+          limit: 5,
+        })
+      ).map((d) => d.id),
+    ).toEqual(['b']);
     expect(await store.count('rows', { partner: 'p1' })).toBe(2);
     expect(await store.put('rows', { id: 'a', seq: 3, versions: {}, doc: {} }, 1)).toBe(false);
     expect(await store.put('rows', { id: 'a', seq: 3, versions: {}, doc: {} }, 2)).toBe(true);
@@ -122,7 +158,10 @@ describe('embedded read models: pending writes', () => {
     const rowsOnDisk = () => {
       const db = new Database(file, { readonly: true });
       try {
-        return db.prepare(`SELECT id, seq FROM ${tableName('rows')} ORDER BY id`).all() as Array<{ id: string; seq: number }>;
+        return db.prepare(`SELECT id, seq FROM ${tableName('rows')} ORDER BY id`).all() as Array<{
+          id: string;
+          seq: number;
+        }>;
       } finally {
         db.close();
       }
@@ -138,7 +177,10 @@ describe('embedded read models: pending writes', () => {
       // A query commits what is pending first.
       await store.put('rows', { id: 'b', seq: 1, versions: { 's-b': 0 }, doc: { n: 3 } }, null);
       expect((await store.all('rows')).map((d) => d.id)).toEqual(['a', 'b']);
-      expect(rowsOnDisk()).toEqual([{ id: 'a', seq: 2 }, { id: 'b', seq: 1 }]);
+      expect(rowsOnDisk()).toEqual([
+        { id: 'a', seq: 2 },
+        { id: 'b', seq: 1 },
+      ]);
     } finally {
       vi.useRealTimers();
       await store.close();

@@ -10,7 +10,13 @@ import { mongoStorageError } from '../../src/adapters/mongodb/storage-errors.js'
 import { MongoWebhookEndpointStore } from '../../src/adapters/mongodb/webhook-endpoint-store.js';
 import { StorageUnavailableError } from '../../src/ports/event-store.js';
 import type { WebhookEndpointRecord } from '../../src/ports/webhook-endpoint-store.js';
-import { isCi, mongoJavaServerInstalled, startMongoJavaServer, uniqueDbName, type MongoJavaServer } from '../support/mongo-server.js';
+import {
+  isCi,
+  mongoJavaServerInstalled,
+  startMongoJavaServer,
+  uniqueDbName,
+  type MongoJavaServer,
+} from '../support/mongo-server.js';
 
 const endpoint = (version: number): WebhookEndpointRecord => ({
   partner_id: 'p-1',
@@ -28,42 +34,65 @@ const endpoint = (version: number): WebhookEndpointRecord => ({
 
 describe('mongoStorageError', () => {
   it('maps unreachable and disk-full errors, leaves others', () => {
-    const selection = new MongoServerSelectionError('no server', { type: 'Unknown', servers: new Map(), stale: false, compatible: true, heartbeatFrequencyMS: 1, localThresholdMS: 1, setName: null, maxElectionId: null, maxSetVersion: null, commonWireVersion: 0, logicalSessionTimeoutMinutes: null } as never);
+    const selection = new MongoServerSelectionError('no server', {
+      type: 'Unknown',
+      servers: new Map(),
+      stale: false,
+      compatible: true,
+      heartbeatFrequencyMS: 1,
+      localThresholdMS: 1,
+      setName: null,
+      maxElectionId: null,
+      maxSetVersion: null,
+      commonWireVersion: 0,
+      logicalSessionTimeoutMinutes: null,
+    } as never);
     expect(mongoStorageError(selection, 's')).toMatchObject({ name: 'StorageUnavailableError', reason: 'unreachable' });
     expect(mongoStorageError(new MongoNetworkTimeoutError('timed out'), 's')).toMatchObject({ reason: 'unreachable' });
-    expect(mongoStorageError(new MongoServerError({ code: 14031, errmsg: 'OutOfDiskSpace' }), 's')).toMatchObject({ reason: 'full' });
+    expect(mongoStorageError(new MongoServerError({ code: 14031, errmsg: 'OutOfDiskSpace' }), 's')).toMatchObject({
+      reason: 'full',
+    });
     const duplicate = new MongoServerError({ code: 11000, errmsg: 'E11000' });
     expect(mongoStorageError(duplicate, 's')).toBe(duplicate);
   });
 });
 
-describe.skipIf(!mongoJavaServerInstalled() && !isCi())('MongoDB adapters with the server stopped (mongo-java-server)', () => {
-  let server: MongoJavaServer | undefined;
-  let client: MongoClient | undefined;
+describe.skipIf(!mongoJavaServerInstalled() && !isCi())(
+  'MongoDB adapters with the server stopped (mongo-java-server)',
+  () => {
+    let server: MongoJavaServer | undefined;
+    let client: MongoClient | undefined;
 
-  afterEach(async () => {
-    await client?.close();
-    await server?.stop();
-    client = undefined;
-    server = undefined;
-  });
+    afterEach(async () => {
+      await client?.close();
+      await server?.stop();
+      client = undefined;
+      server = undefined;
+    });
 
-  it('webhook endpoint, partner and read model stores reject with StorageUnavailableError', async () => {
-    server = await startMongoJavaServer();
-    client = await MongoClient.connect(server.url, { serverSelectionTimeoutMS: 1_000 });
-    const db = client.db(uniqueDbName('storage_errors'));
-    const endpoints = new MongoWebhookEndpointStore(db);
-    const partners = new MongoPartnerStore(db);
-    const readModels = new MongoReadModelStore(db);
-    expect(await endpoints.save(endpoint(1), null)).toBe(true);
-    await server.stop();
-    server = undefined;
+    it('webhook endpoint, partner and read model stores reject with StorageUnavailableError', async () => {
+      server = await startMongoJavaServer();
+      client = await MongoClient.connect(server.url, { serverSelectionTimeoutMS: 1_000 });
+      const db = client.db(uniqueDbName('storage_errors'));
+      const endpoints = new MongoWebhookEndpointStore(db);
+      const partners = new MongoPartnerStore(db);
+      const readModels = new MongoReadModelStore(db);
+      expect(await endpoints.save(endpoint(1), null)).toBe(true);
+      await server.stop();
+      server = undefined;
 
-    await expect(endpoints.save(endpoint(2), 1)).rejects.toBeInstanceOf(StorageUnavailableError);
-    await expect(endpoints.save({ ...endpoint(1), partner_id: 'p-2' }, null)).rejects.toMatchObject({ reason: 'unreachable' });
-    await expect(endpoints.get('p-1', 'sandbox')).rejects.toBeInstanceOf(StorageUnavailableError);
-    await expect(partners.findKeyByHash('hash')).rejects.toBeInstanceOf(StorageUnavailableError);
-    await expect(partners.revokeKey('key-1', '2026-01-01T00:00:00.000Z')).rejects.toBeInstanceOf(StorageUnavailableError);
-    await expect(readModels.put('orders', { id: 'o-1', seq: 1, versions: {}, doc: {} }, null)).rejects.toBeInstanceOf(StorageUnavailableError);
-  }, 30_000);
-});
+      await expect(endpoints.save(endpoint(2), 1)).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(endpoints.save({ ...endpoint(1), partner_id: 'p-2' }, null)).rejects.toMatchObject({
+        reason: 'unreachable',
+      });
+      await expect(endpoints.get('p-1', 'sandbox')).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(partners.findKeyByHash('hash')).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(partners.revokeKey('key-1', '2026-01-01T00:00:00.000Z')).rejects.toBeInstanceOf(
+        StorageUnavailableError,
+      );
+      await expect(readModels.put('orders', { id: 'o-1', seq: 1, versions: {}, doc: {} }, null)).rejects.toBeInstanceOf(
+        StorageUnavailableError,
+      );
+    }, 30_000);
+  },
+);

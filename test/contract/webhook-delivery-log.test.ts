@@ -15,7 +15,13 @@ import type { DeliveryState } from '../../src/domain/webhook/delivery-state.js';
 import { DELIVERY_LOG_RETENTION, webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import { bearer, type TestPartner } from '../support/service.js';
 import { mongoTestServers, uniqueDbName } from '../support/mongo-server.js';
-import { register, startReceiver, startWebhookService, type Receiver, type WebhookService } from '../http/webhooks-fixture.js';
+import {
+  register,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type WebhookService,
+} from '../http/webhooks-fixture.js';
 import { servedFromStore, verifyReadModels } from '../../src/application/audit/verify.js';
 import { eventually } from './event-store.contract.js';
 
@@ -35,7 +41,10 @@ const LISTS: Array<[string, Query]> = [
   ['?status=', newestFirst({ status: 'failed' })],
   ['?type=', newestFirst({ event_type: 'order.created' })],
   ['?order_id=', newestFirst({ order_id: 'ord_1' })],
-  ['the sender: unfinished deliveries by status, oldest first', { where: { status: 'retrying' }, sort: { field: 'created_at', direction: 'asc' }, limit: 500 }],
+  [
+    'the sender: unfinished deliveries by status, oldest first',
+    { where: { status: 'retrying' }, sort: { field: 'created_at', direction: 'asc' }, limit: 500 },
+  ],
 ];
 
 /** An index serving a list: its equality fields (any order), then the sort field, then _id, all in the sort's direction or all reversed. */
@@ -50,7 +59,10 @@ function serves(spec: IndexSpec, q: Query): boolean {
 
 describe('delivery log indexes', () => {
   it.each(LISTS)('when %s is read, then an index covers its filter, sort and _id tiebreak', (_name, q) => {
-    expect(indexes.some((spec) => serves(spec, q)), JSON.stringify(q.where)).toBe(true);
+    expect(
+      indexes.some((spec) => serves(spec, q)),
+      JSON.stringify(q.where),
+    ).toBe(true);
   });
 
   it('when the embedded store plans each list, then it searches an index on every filter and sorts nothing itself', () => {
@@ -63,7 +75,9 @@ describe('delivery log indexes', () => {
       const columns = new Set(indexedFields([...indexes, { created_at: 1 }]));
       for (const [name, q] of LISTS) {
         const { sql, params } = querySql(webhookDeliveries.collection, columns, q);
-        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>)
+          .map((r) => r.detail)
+          .join(' | ');
         expect(plan, name).toMatch(/USING (COVERING )?INDEX/);
         for (const field of Object.keys(q.where ?? {})) expect(plan, `${name}: ${field}`).toContain(`f_${field}=?`);
         expect(plan, name).not.toContain('TEMP B-TREE');
@@ -76,21 +90,28 @@ describe('delivery log indexes', () => {
   });
 
   for (const server of mongoTestServers('delivery log indexes on MongoDB')) {
-    it.skipIf(!server.url)(`when the MongoDB store ensures them, then each exists on doc fields, _id kept [${server.name}]`, async () => {
-      const client = await MongoClient.connect(server.url!);
-      const db: Db = client.db(uniqueDbName('delivery_indexes'));
-      try {
-        await new MongoReadModelStore(db).ensureIndexes(webhookDeliveries.collection, indexes, { retention: DELIVERY_LOG_RETENTION });
-        const made = (await db.collection(`rm_${webhookDeliveries.collection}`).listIndexes().toArray()).map((i) => JSON.stringify(i.key));
-        for (const spec of indexes) {
-          const key = Object.fromEntries(Object.entries(spec).map(([f, d]) => [f === '_id' ? '_id' : `doc.${f}`, d]));
-          expect(made).toContain(JSON.stringify(key));
+    it.skipIf(!server.url)(
+      `when the MongoDB store ensures them, then each exists on doc fields, _id kept [${server.name}]`,
+      async () => {
+        const client = await MongoClient.connect(server.url!);
+        const db: Db = client.db(uniqueDbName('delivery_indexes'));
+        try {
+          await new MongoReadModelStore(db).ensureIndexes(webhookDeliveries.collection, indexes, {
+            retention: DELIVERY_LOG_RETENTION,
+          });
+          const made = (await db.collection(`rm_${webhookDeliveries.collection}`).listIndexes().toArray()).map((i) =>
+            JSON.stringify(i.key),
+          );
+          for (const spec of indexes) {
+            const key = Object.fromEntries(Object.entries(spec).map(([f, d]) => [f === '_id' ? '_id' : `doc.${f}`, d]));
+            expect(made).toContain(JSON.stringify(key));
+          }
+        } finally {
+          await db.dropDatabase();
+          await client.close();
         }
-      } finally {
-        await db.dropDatabase();
-        await client.close();
-      }
-    });
+      },
+    );
   }
 });
 
@@ -103,7 +124,12 @@ const backends: Array<{ name: string; env?: Record<string, string>; skip: boolea
   ...mongoTestServers('delivery log retention (READ_STORE=mongodb)').map((server) => ({
     name: `MongoDB [${server.name}]`,
     skip: !server.url,
-    env: { READ_STORE: 'mongodb', MONGODB_URL: server.url ?? '', MONGODB_DB: uniqueDbName('delivery_retention'), WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64') },
+    env: {
+      READ_STORE: 'mongodb',
+      MONGODB_URL: server.url ?? '',
+      MONGODB_DB: uniqueDbName('delivery_retention'),
+      WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+    },
   })),
 ];
 
@@ -135,7 +161,10 @@ for (const backend of backends) {
       await ts?.close();
     });
 
-    const listed = async () => ((await ts.http.get('/v1/webhooks/deliveries').set(bearer(p.sandbox))).body.data as Array<{ id: string }>).map((d) => d.id);
+    const listed = async () =>
+      ((await ts.http.get('/v1/webhooks/deliveries').set(bearer(p.sandbox))).body.data as Array<{ id: string }>).map(
+        (d) => d.id,
+      );
     const stored = (id: string) => ts.stores.readModels.get<DeliveryState>(webhookDeliveries.collection, id);
 
     it('when the purge runs with the first delivery 31 days old and the second 29, then the first is gone from the store and the list, and the second stays', async () => {
@@ -144,7 +173,9 @@ for (const backend of backends) {
       ts.clock.set(new Date(Date.parse((await stored(older))!.doc.created_at) + 31 * DAY));
       expect(Date.parse((await stored(newer))!.doc.created_at)).toBe(ts.clock.now().getTime() - 29 * DAY);
 
-      expect(await ts.stores.readModels.purgeExpired!(ts.clock.now())).toMatchObject({ [webhookDeliveries.collection]: 1 });
+      expect(await ts.stores.readModels.purgeExpired!(ts.clock.now())).toMatchObject({
+        [webhookDeliveries.collection]: 1,
+      });
       expect(await stored(older)).toBeNull();
       expect((await stored(newer))?.doc.id).toBe(newer);
       expect(await listed()).toEqual([newer]);
@@ -173,7 +204,9 @@ describe('delivery log retention: the service purges on its own', () => {
       try {
         const stored = () => again.stores.readModels.get<DeliveryState>(webhookDeliveries.collection, id);
         await eventually(async () => (await stored()) === null);
-        const report = await verifyReadModels(again.stores.events, servedFromStore(again.stores.readModels, 'test'), { now: clock.now() });
+        const report = await verifyReadModels(again.stores.events, servedFromStore(again.stores.readModels, 'test'), {
+          now: clock.now(),
+        });
         expect(report.differences).toEqual([]);
       } finally {
         await again.close();

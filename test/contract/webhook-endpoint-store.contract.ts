@@ -17,7 +17,11 @@ const endpoint = (over: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRec
 });
 
 /** One suite for every WebhookEndpointStore adapter. `open` gives a fresh, empty store. */
-export function webhookEndpointStoreContract(name: string, open: () => Promise<WebhookEndpointStore>, skip = false): void {
+export function webhookEndpointStoreContract(
+  name: string,
+  open: () => Promise<WebhookEndpointStore>,
+  skip = false,
+): void {
   describe.skipIf(skip)(`WebhookEndpointStore contract: ${name}`, () => {
     it('when nothing is registered, then get answers null', async () => {
       const s = await open();

@@ -76,7 +76,11 @@ describe(`crash safety: ${CYCLES} kill -9 cycles`, () => {
           try {
             const res = await fetch(`${service.url}/v1/orders`, {
               method: 'POST',
-              headers: { Authorization: `Bearer ${sandboxKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': key },
+              headers: {
+                Authorization: `Bearer ${sandboxKey}`,
+                'Content-Type': 'application/json',
+                'Idempotency-Key': key,
+              },
               body,
               signal: AbortSignal.timeout(5000),
             });
@@ -93,7 +97,8 @@ describe(`crash safety: ${CYCLES} kill -9 cycles`, () => {
               }).catch(() => undefined);
               break;
             }
-            if (res.status < 500 && res.status !== 429) throw new Error(`unexpected ${res.status}: ${await res.text()}`);
+            if (res.status < 500 && res.status !== 429)
+              throw new Error(`unexpected ${res.status}: ${await res.text()}`);
           } catch (err) {
             if (err instanceof Error && err.message.startsWith('unexpected')) throw err;
             // Network error while the service is down: retry with the same key, as clients are told to.
@@ -122,7 +127,9 @@ describe(`crash safety: ${CYCLES} kill -9 cycles`, () => {
     for (const ack of acks) {
       expect(ids.has(ack.id), `order ${ack.id} acknowledged for two keys`).toBe(false);
       ids.add(ack.id);
-      const got = await fetch(`${service.url}/v1/orders/${ack.id}`, { headers: { Authorization: `Bearer ${sandboxKey}` } });
+      const got = await fetch(`${service.url}/v1/orders/${ack.id}`, {
+        headers: { Authorization: `Bearer ${sandboxKey}` },
+      });
       expect(got.status).toBe(200);
       expect(((await got.json()) as { data: { reference: string } }).data.reference).toBe(ack.key);
     }
@@ -131,8 +138,13 @@ describe(`crash safety: ${CYCLES} kill -9 cycles`, () => {
     let cursor = '';
     for (;;) {
       const page = (await (
-        await fetch(`${service.url}/v1/orders?limit=100${cursor ? `&starting_after=${cursor}` : ''}`, { headers: { Authorization: `Bearer ${sandboxKey}` } })
-      ).json()) as { data: Array<{ id: string; reference: string }>; pagination: { has_more: boolean; next_starting_after: string } };
+        await fetch(`${service.url}/v1/orders?limit=100${cursor ? `&starting_after=${cursor}` : ''}`, {
+          headers: { Authorization: `Bearer ${sandboxKey}` },
+        })
+      ).json()) as {
+        data: Array<{ id: string; reference: string }>;
+        pagination: { has_more: boolean; next_starting_after: string };
+      };
       for (const o of page.data) seenRefs.set(o.reference, (seenRefs.get(o.reference) ?? 0) + 1);
       if (!page.pagination.has_more) break;
       cursor = page.pagination.next_starting_after;
@@ -173,13 +185,17 @@ describe(`crash safety: ${CYCLES} kill -9 cycles`, () => {
     for (const r of receiver.received) {
       // Checked as the receiver would have, at its arrival (the run is longer than the 5-minute tolerance).
       const arrived = new Date(performance.timeOrigin + r.arrivedAt);
-      expect(verifySignature({ header: String(r.headers['service-signature']), body: r.body, secret, now: arrived })).toEqual({ ok: true, timestamp: expect.any(Number) });
+      expect(
+        verifySignature({ header: String(r.headers['service-signature']), body: r.body, secret, now: arrived }),
+      ).toEqual({ ok: true, timestamp: expect.any(Number) });
     }
 
     // The read models the service serves equal a fresh replay of the log.
     const audit = runCli(dataDir, ['audit', 'verify', '--url', service.url], { ADMIN_TOKEN });
     expect(audit.stdout + audit.stderr).toContain('audit verify');
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
-    console.log(`crash test: ${CYCLES} kills, ${acks.length} acknowledged orders, ${seenRefs.size} orders stored, ${attempts} attempts`);
+    console.log(
+      `crash test: ${CYCLES} kills, ${acks.length} acknowledged orders, ${seenRefs.size} orders stored, ${attempts} attempts`,
+    );
   }, 600_000);
 });

@@ -19,17 +19,26 @@ afterAll(() => {
 
 describe('kill -9 during a projection rebuild', () => {
   it('when the service dies while rebuilding its read models, then after a restart they match the log again', async () => {
-    const { sandbox_key: key } = JSON.parse(runCli(dataDir, ['partners', 'create', '--name', 'Rebuild', '--rate-limit', '100000', '--json']).stdout);
+    const { sandbox_key: key } = JSON.parse(
+      runCli(dataDir, ['partners', 'create', '--name', 'Rebuild', '--rate-limit', '100000', '--json']).stdout,
+    );
     service = await startChildService(dataDir, { ADMIN_TOKEN });
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
     const ids: string[] = [];
     for (let i = 0; i < 200; i++) {
-      const res = await fetch(`${service.url}/v1/orders`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': `rebuild-${i}-key` }, body: JSON.stringify(orderBody()) });
+      const res = await fetch(`${service.url}/v1/orders`, {
+        method: 'POST',
+        headers: { ...headers, 'Idempotency-Key': `rebuild-${i}-key` },
+        body: JSON.stringify(orderBody()),
+      });
       expect(res.status).toBe(201);
       ids.push(((await res.json()) as { data: { id: string } }).data.id);
     }
     for (const name of ['orders-list', 'rider-positions']) {
-      const rebuild = await fetch(`${service.url}/internal/projections/${name}/rebuild`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const rebuild = await fetch(`${service.url}/internal/projections/${name}/rebuild`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       expect(rebuild.status).toBe(202);
     }
     service.child.kill('SIGKILL');

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { performance } from 'node:perf_hooks';
-import { register, startReceiver, startWebhookService, type Receiver, type WebhookService } from '../http/webhooks-fixture.js';
+import {
+  register,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type WebhookService,
+} from '../http/webhooks-fixture.js';
 import { bearer, type TestPartner } from '../support/service.js';
 import { newKey, orderBody } from '../support/orders.js';
 
@@ -29,7 +35,8 @@ async function partnerWith(reply: Receiver['reply']): Promise<{ p: TestPartner; 
   return { p, r };
 }
 
-const place = (p: TestPartner) => ts.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', newKey()).send(orderBody());
+const place = (p: TestPartner) =>
+  ts.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', newKey()).send(orderBody());
 
 describe('bad receivers do not stall the others', () => {
   it('when endpoints hang, fail and reset, then a healthy partner still gets its events at once', async () => {
@@ -41,7 +48,8 @@ describe('bad receivers do not stall the others', () => {
     });
     const healthy = await partnerWith(() => ({ status: 200 }));
 
-    for (const bad of [hang, failing, reset]) for (let i = 0; i < ORDERS; i++) expect((await place(bad.p)).status).toBe(201);
+    for (const bad of [hang, failing, reset])
+      for (let i = 0; i < ORDERS; i++) expect((await place(bad.p)).status).toBe(201);
     // The hanging endpoint now holds every connection it is allowed; the others keep failing fast.
     await hang.r.waitFor(1, 10_000);
     const started = performance.now();
@@ -60,6 +68,8 @@ describe('bad receivers do not stall the others', () => {
     }
     const resetLog = await ts.http.get('/v1/webhooks/deliveries?limit=100').set(bearer(reset.p.sandbox));
     for (const d of resetLog.body.data) expect(d.attempts[0]?.error ?? 'pending').not.toBe(null);
-    console.log(`healthy partner: ${ORDERS} events delivered in ${elapsed.toFixed(0)} ms while three endpoints misbehaved`);
+    console.log(
+      `healthy partner: ${ORDERS} events delivered in ${elapsed.toFixed(0)} ms while three endpoints misbehaved`,
+    );
   }, 60_000);
 });

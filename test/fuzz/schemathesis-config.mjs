@@ -11,7 +11,9 @@ if (!base || !sandboxKey || !liveKey) {
   process.exit(2);
 }
 
-const catalog = JSON.parse(fs.readFileSync(new URL('../../src/catalog-data/demo-catalog.json', import.meta.url), 'utf8'));
+const catalog = JSON.parse(
+  fs.readFileSync(new URL('../../src/catalog-data/demo-catalog.json', import.meta.url), 'utf8'),
+);
 const REEM = { store_id: 'kw-shawarma-reem', near: { lat: 29.3349, lng: 48.0878 } };
 const STATION = { store_id: 'dxb-shawarma-station', near: { lat: 25.0826, lng: 55.1461 } };
 
@@ -19,8 +21,13 @@ let counter = 0;
 async function call(method, path, key, body) {
   const headers = { Authorization: `Bearer ${key}` };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (method === 'POST' && path === '/v1/orders') headers['Idempotency-Key'] = `schemathesis-seed-${++counter}-${Date.now()}`;
-  const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (method === 'POST' && path === '/v1/orders')
+    headers['Idempotency-Key'] = `schemathesis-seed-${++counter}-${Date.now()}`;
+  const res = await fetch(base + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = await res.json();
   if (res.status >= 300) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(json)}`);
   return json.data;
@@ -53,7 +60,10 @@ const pickup = await order(sandboxKey, {
 });
 // An order of the other environment: the sandbox key must get 404 for it, whatever the fuzzer sends.
 const live = await order(liveKey, { reference: 'seed-live' });
-const links = [await call('POST', `/v1/orders/${card.id}/payment`, sandboxKey), await call('POST', `/v1/orders/${card2.id}/payment`, sandboxKey)];
+const links = [
+  await call('POST', `/v1/orders/${card.id}/payment`, sandboxKey),
+  await call('POST', `/v1/orders/${card2.id}/payment`, sandboxKey),
+];
 const sessions = links.map((l) => new URL(l.url).pathname.split('/')[2]);
 
 const stores = catalog.stores.filter((s) => [REEM.store_id, STATION.store_id].includes(s.id));

@@ -52,7 +52,9 @@ afterAll(async () => {
 
 /** The access-log line of the response with this request id (exactly one). */
 function lineOf(res: { headers: Record<string, string> }): LogLine {
-  const mine = lines.filter((l) => l.request_id === res.headers['x-request-id'] && (l.msg === 'request' || l.msg === 'request failed'));
+  const mine = lines.filter(
+    (l) => l.request_id === res.headers['x-request-id'] && (l.msg === 'request' || l.msg === 'request failed'),
+  );
   expect(mine).toHaveLength(1);
   return mine[0]!;
 }
@@ -65,7 +67,15 @@ describe('access log', () => {
     expect(res.status).toBe(200);
     const line = lineOf(res);
     expect(Object.keys(line).sort()).toEqual([...FIELDS, 'partner_id', 'environment', 'msg'].sort());
-    expect(line).toMatchObject({ level: 30, msg: 'request', method: 'GET', route: '/v1/ping', status: 200, partner_id: partnerId, environment: 'sandbox' });
+    expect(line).toMatchObject({
+      level: 30,
+      msg: 'request',
+      method: 'GET',
+      route: '/v1/ping',
+      status: 200,
+      partner_id: partnerId,
+      environment: 'sandbox',
+    });
     expect(typeof line.duration_ms).toBe('number');
     expect(line.duration_ms as number).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(lines)).not.toContain(key);
@@ -74,7 +84,12 @@ describe('access log', () => {
   it('a route with parameters logs its pattern, not the values; HEAD is logged as HEAD', async () => {
     const res = await api.get('/v1/stores/no-such-store').set(bearer(key));
     expect(res.status).toBe(404);
-    expect(lineOf(res)).toMatchObject({ route: '/v1/stores/:store_id', status: 404, error_code: 'store_not_found', partner_id: partnerId });
+    expect(lineOf(res)).toMatchObject({
+      route: '/v1/stores/:store_id',
+      status: 404,
+      error_code: 'store_not_found',
+      partner_id: partnerId,
+    });
     const head = await (await import('supertest')).default(service.app.express).head('/v1/ping').set(bearer(key));
     expect(head.status).toBe(200);
     expect(lineOf(head)).toMatchObject({ method: 'HEAD', route: '/v1/ping', status: 200 });
@@ -89,16 +104,30 @@ describe('access log', () => {
   });
 
   it('an unknown path is "(unmatched)"; a wrong method shows the path with ids masked', async () => {
-    expect(lineOf(await api.get('/v1/nothing/svc_test_abc').set(bearer(key)))).toMatchObject({ route: '(unmatched)', status: 404, error_code: 'not_found' });
+    expect(lineOf(await api.get('/v1/nothing/svc_test_abc').set(bearer(key)))).toMatchObject({
+      route: '(unmatched)',
+      status: 404,
+      error_code: 'not_found',
+    });
     const wrong = await api.delete('/v1/orders/ord_4Hf9sQ2').set(bearer(key));
     expect(wrong.status).toBe(405);
-    expect(lineOf(wrong)).toMatchObject({ method: 'DELETE', route: '/v1/orders/:id', status: 405, error_code: 'method_not_allowed' });
+    expect(lineOf(wrong)).toMatchObject({
+      method: 'DELETE',
+      route: '/v1/orders/:id',
+      status: 405,
+      error_code: 'method_not_allowed',
+    });
   });
 
   it('a body refused before routing logs the path shape and the code', async () => {
     const res = await api.post('/v1/orders').set(bearer(key)).set('Content-Type', 'application/json').send('{"a":');
     expect(res.status).toBe(400);
-    expect(lineOf(res)).toMatchObject({ method: 'POST', route: '/v1/orders', status: 400, error_code: 'validation_error' });
+    expect(lineOf(res)).toMatchObject({
+      method: 'POST',
+      route: '/v1/orders',
+      status: 400,
+      error_code: 'validation_error',
+    });
   });
 });
 
@@ -128,6 +157,12 @@ describe('access log of a failure', () => {
     const res = await http(app).get('/boom/1');
     expect(res.status).toBe(500);
     const line = own.lines.find((l) => l.msg === 'request failed');
-    expect(line).toMatchObject({ level: 50, request_id: res.headers['x-request-id'], route: '/boom/:id', status: 500, error_code: 'internal_error' });
+    expect(line).toMatchObject({
+      level: 50,
+      request_id: res.headers['x-request-id'],
+      route: '/boom/:id',
+      status: 500,
+      error_code: 'internal_error',
+    });
   });
 });

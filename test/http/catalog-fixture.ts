@@ -6,9 +6,14 @@ import { bearer, startTestService, type TestPartner, type TestService } from '..
 export { SALMIYA, north };
 export const DUBAI_MARINA = { lat: 25.0805, lng: 55.1403 };
 
-const ALWAYS = (['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const).map((day) => ({ day, open: '00:00', close: '00:00' }));
+const ALWAYS = (['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const).map((day) => ({
+  day,
+  open: '00:00',
+  close: '00:00',
+}));
 const img = (id: string) => `https://images.example-cdn.com/items/${id}.jpg`;
-const item = (id: string, name: string, price: number, extra: Partial<Item> = {}) => makeItem({ id, name, name_ar: null, image_url: img(id), price, ...extra });
+const item = (id: string, name: string, price: number, extra: Partial<Item> = {}) =>
+  makeItem({ id, name, name_ar: null, image_url: img(id), price, ...extra });
 
 const reem = makeStore({
   id: 'kw-shawarma-reem',
@@ -30,8 +35,25 @@ const reem = makeStore({
           item('chicken-shawarma', 'Chicken Shawarma', 650, {
             name_ar: 'شاورما دجاج',
             modifier_groups: [
-              { id: 'size', name: 'Size', required: true, min_select: 1, max_select: 1, options: [{ id: 'regular', name: 'Regular', price: 0 }, { id: 'large', name: 'Large', name_ar: 'كبير', price: 300 }] },
-              { id: 'extras', name: 'Extras', required: false, min_select: 0, max_select: null, options: [{ id: 'toum', name: 'Extra toum', price: 100 }] },
+              {
+                id: 'size',
+                name: 'Size',
+                required: true,
+                min_select: 1,
+                max_select: 1,
+                options: [
+                  { id: 'regular', name: 'Regular', price: 0 },
+                  { id: 'large', name: 'Large', name_ar: 'كبير', price: 300 },
+                ],
+              },
+              {
+                id: 'extras',
+                name: 'Extras',
+                required: false,
+                min_select: 0,
+                max_select: null,
+                options: [{ id: 'toum', name: 'Extra toum', price: 100 }],
+              },
             ],
           }),
           item('family-platter', 'Family Platter', 1250, { original_price: 1500 }),
@@ -117,7 +139,16 @@ const stores: Store[] = [
             items: [
               item(`${id}-manakish`, 'Zaatar Manakish', 1250, {
                 original_price: 1500,
-                modifier_groups: [{ id: 'cheese', name: 'Cheese', required: false, min_select: 0, max_select: 1, options: [{ id: `${id}-akkawi`, name: 'Akkawi', price: 350 }] }],
+                modifier_groups: [
+                  {
+                    id: 'cheese',
+                    name: 'Cheese',
+                    required: false,
+                    min_select: 0,
+                    max_select: 1,
+                    options: [{ id: `${id}-akkawi`, name: 'Akkawi', price: 350 }],
+                  },
+                ],
               }),
               item(`${id}-box`, 'Breakfast Box', 2599),
             ],
@@ -131,11 +162,38 @@ const stores: Store[] = [
 const offer = (id: string, o: Partial<Offer>) => makeOffer({ id, title: id, ...o });
 const offers: Offer[] = [
   offer('off-reem-10', { scope: 'store', store_id: 'kw-shawarma-reem', kind: 'percent', percent_bp: 1000 }),
-  offer('off-reem-code', { scope: 'store', store_id: 'kw-shawarma-reem', kind: 'fixed', percent_bp: undefined, amount: 500, min_subtotal: 3000, promo_code: 'REEM500' }),
-  offer('off-burger-code', { scope: 'store', store_id: 'kw-burger-lab', kind: 'fixed', percent_bp: undefined, amount: 100, promo_code: 'BURGER1' }),
-  offer('off-kw-free-delivery', { kind: 'free_delivery', percent_bp: undefined, currency: null, cities: ['Kuwait City'] }),
+  offer('off-reem-code', {
+    scope: 'store',
+    store_id: 'kw-shawarma-reem',
+    kind: 'fixed',
+    percent_bp: undefined,
+    amount: 500,
+    min_subtotal: 3000,
+    promo_code: 'REEM500',
+  }),
+  offer('off-burger-code', {
+    scope: 'store',
+    store_id: 'kw-burger-lab',
+    kind: 'fixed',
+    percent_bp: undefined,
+    amount: 100,
+    promo_code: 'BURGER1',
+  }),
+  offer('off-kw-free-delivery', {
+    kind: 'free_delivery',
+    percent_bp: undefined,
+    currency: null,
+    cities: ['Kuwait City'],
+  }),
   offer('off-freedel-code', { kind: 'free_delivery', percent_bp: undefined, promo_code: 'FREEDEL' }),
-  offer('off-dubai', { percent_bp: 1250, currency: 'AED', min_subtotal: 4000, max_discount: 2000, promo_code: 'DUBAI15', cities: ['Dubai'] }),
+  offer('off-dubai', {
+    percent_bp: 1250,
+    currency: 'AED',
+    min_subtotal: 4000,
+    max_discount: 2000,
+    promo_code: 'DUBAI15',
+    cities: ['Dubai'],
+  }),
   offer('off-expired', { promo_code: 'OLD2020', starts_at: '2020-01-01T00:00:00Z', ends_at: '2021-01-01T00:00:00Z' }),
   offer('off-future', { promo_code: 'FUTURE2099', starts_at: '2099-01-01T00:00:00Z', ends_at: '2099-12-31T00:00:00Z' }),
 ];
@@ -145,16 +203,35 @@ export function httpCatalog(): Catalog {
     version: 'http-test-1',
     stores,
     categories: [
-      { id: 'shawarma', name: 'Shawarma', name_ar: 'شاورما', image_url: 'https://images.example-cdn.com/categories/shawarma.png' },
-      { id: 'burgers', name: 'Burgers', name_ar: 'برجر', image_url: 'https://images.example-cdn.com/categories/burgers.png' },
-      { id: 'pharmacy', name: 'Pharmacy', name_ar: null, image_url: 'https://images.example-cdn.com/categories/pharmacy.png' },
+      {
+        id: 'shawarma',
+        name: 'Shawarma',
+        name_ar: 'شاورما',
+        image_url: 'https://images.example-cdn.com/categories/shawarma.png',
+      },
+      {
+        id: 'burgers',
+        name: 'Burgers',
+        name_ar: 'برجر',
+        image_url: 'https://images.example-cdn.com/categories/burgers.png',
+      },
+      {
+        id: 'pharmacy',
+        name: 'Pharmacy',
+        name_ar: null,
+        image_url: 'https://images.example-cdn.com/categories/pharmacy.png',
+      },
     ],
     offers,
   };
 }
 
 /** A running service serving httpCatalog(), and a partner whose keys carry every scope. */
-export async function startCatalogService(): Promise<{ t: TestService; p: TestPartner; get: (url: string) => ReturnType<TestService['http']['get']> }> {
+export async function startCatalogService(): Promise<{
+  t: TestService;
+  p: TestPartner;
+  get: (url: string) => ReturnType<TestService['http']['get']>;
+}> {
   const t = await startTestService();
   await t.service.services.catalog.import(httpCatalog());
   const p = await t.partner();

@@ -22,7 +22,10 @@ function catalogWith(storeId: string, change: (s: Store) => Store, version = 'ht
 }
 
 /** Shawarma Al Reem open 10:00-16:00 Kuwait time every day. */
-const dayShift = (s: Store): Store => ({ ...s, opening_hours: s.opening_hours.map((h) => ({ day: h.day, open: '10:00', close: '16:00' })) });
+const dayShift = (s: Store): Store => ({
+  ...s,
+  opening_hours: s.opening_hours.map((h) => ({ day: h.day, open: '10:00', close: '16:00' })),
+});
 
 beforeAll(async () => {
   ({ t, get } = await startCatalogService());
@@ -79,7 +82,9 @@ describe('GET /v1/stores/{store_id}/menu after a catalog change', () => {
   it('when another process saves a catalog and the version poll picks it up, then the next menu is the new one', async () => {
     await menuOf('kw-shawarma-reem');
     // What `catalog import` in the CLI does: write to the shared store; the server's poll calls refresh().
-    await t.stores.catalog.save(catalogWith('kw-shawarma-reem', (s) => ({ ...s, name: 'Shawarma Al Reem II' }), 'from-cli'));
+    await t.stores.catalog.save(
+      catalogWith('kw-shawarma-reem', (s) => ({ ...s, name: 'Shawarma Al Reem II' }), 'from-cli'),
+    );
     expect((await menuOf('kw-shawarma-reem')).store.name).toBe('Shawarma Al Reem'); // not polled yet
     expect(await t.service.services.catalog.refresh()).toBe(true);
     expect((await menuOf('kw-shawarma-reem')).store.name).toBe('Shawarma Al Reem II');
@@ -88,7 +93,10 @@ describe('GET /v1/stores/{store_id}/menu after a catalog change', () => {
   it('when an import removes the store, then its menu is 404', async () => {
     await menuOf('kw-classic-burgers');
     const base = httpCatalog();
-    await t.service.services.catalog.import({ ...base, stores: base.stores.filter((s) => s.id !== 'kw-classic-burgers') });
+    await t.service.services.catalog.import({
+      ...base,
+      stores: base.stores.filter((s) => s.id !== 'kw-classic-burgers'),
+    });
     expect((await get('/v1/stores/kw-classic-burgers/menu')).status).toBe(404);
   });
 });
@@ -106,7 +114,9 @@ describe('GET /v1/stores/{store_id}/menu when the store status changes with time
   });
 
   it('when a snooze ends within the minute, then the menu reopens at that instant', async () => {
-    await t.service.services.catalog.import(catalogWith('kw-shawarma-reem', (s) => ({ ...s, snoozed_until: '2026-11-21T12:00:30Z' })));
+    await t.service.services.catalog.import(
+      catalogWith('kw-shawarma-reem', (s) => ({ ...s, snoozed_until: '2026-11-21T12:00:30Z' })),
+    );
     t.clock.set('2026-11-21T12:00:10Z');
     expect((await menuOf('kw-shawarma-reem')).store).toMatchObject({ status: 'closed', accepting_orders: false });
     t.clock.set('2026-11-21T12:00:30Z');
@@ -114,12 +124,18 @@ describe('GET /v1/stores/{store_id}/menu when the store status changes with time
   });
 
   it('when the store flag accepting_orders is off, then an open store says open but not accepting', async () => {
-    await t.service.services.catalog.import(catalogWith('kw-shawarma-reem', (s) => ({ ...s, accepting_orders: false })));
+    await t.service.services.catalog.import(
+      catalogWith('kw-shawarma-reem', (s) => ({ ...s, accepting_orders: false })),
+    );
     expect((await menuOf('kw-shawarma-reem')).store).toMatchObject({ status: 'open', accepting_orders: false });
   });
 
   it('when two stores are read in turn, then each gets its own menu', async () => {
-    const [reem, burgers, again] = [await menuOf('kw-shawarma-reem'), await menuOf('kw-classic-burgers'), await menuOf('kw-shawarma-reem')];
+    const [reem, burgers, again] = [
+      await menuOf('kw-shawarma-reem'),
+      await menuOf('kw-classic-burgers'),
+      await menuOf('kw-shawarma-reem'),
+    ];
     expect(reem.store.id).toBe('kw-shawarma-reem');
     expect(burgers.store.id).toBe('kw-classic-burgers');
     expect(again).toEqual(reem);

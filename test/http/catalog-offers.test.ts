@@ -13,14 +13,22 @@ afterAll(() => t.close());
 
 const NOW = '2026-11-21T12:00:00Z';
 const ids = (res: { body: { data: Array<{ id: string }> } }) => res.body.data.map((o) => o.id);
-const validate = (body: Record<string, unknown>) => t.http.post('/v1/promo-codes/validate').set(bearer(p.live)).send(body);
+const validate = (body: Record<string, unknown>) =>
+  t.http.post('/v1/promo-codes/validate').set(bearer(p.live)).send(body);
 
 describe('GET /v1/offers', () => {
   it('when listed, then only offers live now, each in the documented shape', async () => {
     t.clock.set(NOW);
     const res = await get('/v1/offers');
     expect(res.status).toBe(200);
-    expect(ids(res)).toEqual(['off-reem-10', 'off-reem-code', 'off-burger-code', 'off-kw-free-delivery', 'off-freedel-code', 'off-dubai']);
+    expect(ids(res)).toEqual([
+      'off-reem-10',
+      'off-reem-code',
+      'off-burger-code',
+      'off-kw-free-delivery',
+      'off-freedel-code',
+      'off-dubai',
+    ]);
     const byId = Object.fromEntries(res.body.data.map((o: { id: string }) => [o.id, o]));
     expect(byId['off-reem-code']).toEqual({
       id: 'off-reem-code',
@@ -43,8 +51,23 @@ describe('GET /v1/offers', () => {
       starts_at: '2020-01-01T00:00:00Z',
       ends_at: '2099-12-31T23:59:59Z',
     });
-    expect(byId['off-dubai']).toMatchObject({ kind: 'percent', percent: 12.5, amount: null, currency: 'AED', min_subtotal: 40, max_discount: 20, cities: ['Dubai'] });
-    expect(byId['off-kw-free-delivery']).toMatchObject({ scope: 'platform', store_id: null, currency: null, min_subtotal: 0, applies_to: 'delivery_fee', requires_code: false });
+    expect(byId['off-dubai']).toMatchObject({
+      kind: 'percent',
+      percent: 12.5,
+      amount: null,
+      currency: 'AED',
+      min_subtotal: 40,
+      max_discount: 20,
+      cities: ['Dubai'],
+    });
+    expect(byId['off-kw-free-delivery']).toMatchObject({
+      scope: 'platform',
+      store_id: null,
+      currency: null,
+      min_subtotal: 0,
+      applies_to: 'delivery_fee',
+      requires_code: false,
+    });
   });
 
   it('when the clock moves past one window and into another, then the list follows', async () => {
@@ -59,10 +82,19 @@ describe('GET /v1/offers', () => {
 
   it('when lat and lng are sent, then only offers redeemable at a store delivering there', async () => {
     const kuwait = ids(await get(`/v1/offers?lat=${SALMIYA.lat}&lng=${SALMIYA.lng}`));
-    expect(kuwait).toEqual(['off-reem-10', 'off-reem-code', 'off-burger-code', 'off-kw-free-delivery', 'off-freedel-code']);
+    expect(kuwait).toEqual([
+      'off-reem-10',
+      'off-reem-code',
+      'off-burger-code',
+      'off-kw-free-delivery',
+      'off-freedel-code',
+    ]);
     expect(ids(await get(`/v1/offers?lat=${DUBAI_MARINA.lat}&lng=${DUBAI_MARINA.lng}`))).toEqual(['off-dubai']);
     // 5.5 km north of Salmiya neither Reem nor Burger Lab delivers: their store offers drop out.
-    expect(ids(await get(`/v1/offers?lat=${north(SALMIYA, 5500).lat}&lng=${SALMIYA.lng}`))).toEqual(['off-kw-free-delivery', 'off-freedel-code']);
+    expect(ids(await get(`/v1/offers?lat=${north(SALMIYA, 5500).lat}&lng=${SALMIYA.lng}`))).toEqual([
+      'off-kw-free-delivery',
+      'off-freedel-code',
+    ]);
   });
 
   it('when limit is given, then at most that many', async () => {
@@ -85,7 +117,12 @@ describe('GET /v1/offers', () => {
 
 describe('GET /v1/stores/{store_id}/offers', () => {
   it("when read, then the store's own live offers and the platform offers that include it", async () => {
-    expect(ids(await get('/v1/stores/kw-shawarma-reem/offers'))).toEqual(['off-reem-10', 'off-reem-code', 'off-kw-free-delivery', 'off-freedel-code']);
+    expect(ids(await get('/v1/stores/kw-shawarma-reem/offers'))).toEqual([
+      'off-reem-10',
+      'off-reem-code',
+      'off-kw-free-delivery',
+      'off-freedel-code',
+    ]);
     expect(ids(await get('/v1/stores/ae-reef-bakery/offers'))).toEqual(['off-dubai']);
   });
 
@@ -120,7 +157,14 @@ describe('POST /v1/promo-codes/validate', () => {
     const line = { item_id: 'chicken-shawarma', modifier_ids: ['large', 'toum'] };
     // (0.650 + 0.300 + 0.100) x 2 = 2.100 KWD: under the 3 KWD minimum.
     const low = await validate({ code: 'REEM500', store_id: 'kw-shawarma-reem', items: [{ ...line, quantity: 2 }] });
-    expect(low.body.data).toMatchObject({ valid: false, reason: 'below_minimum', subtotal: 2.1, discount: 0, applies_to: null, offer_id: 'off-reem-code' });
+    expect(low.body.data).toMatchObject({
+      valid: false,
+      reason: 'below_minimum',
+      subtotal: 2.1,
+      discount: 0,
+      applies_to: null,
+      offer_id: 'off-reem-code',
+    });
     const enough = await validate({ code: 'REEM500', store_id: 'kw-shawarma-reem', items: [{ ...line, quantity: 3 }] });
     expect(enough.body.data).toMatchObject({ valid: true, subtotal: 3.15, discount: 0.5 });
   });
@@ -141,25 +185,54 @@ describe('POST /v1/promo-codes/validate', () => {
   it('when a free-delivery code is used for pickup, then no_discount; for delivery, the fee to the point comes off', async () => {
     const pickup = await validate({ code: 'FREEDEL', store_id: 'kw-shawarma-reem', subtotal: 3, fulfilment: 'pickup' });
     expect(pickup.body.data).toMatchObject({ valid: false, reason: 'no_discount', delivery_fee: 0 });
-    const far = await validate({ code: 'FREEDEL', store_id: 'kw-shawarma-reem', subtotal: 3, location: north(SALMIYA, 3000) });
+    const far = await validate({
+      code: 'FREEDEL',
+      store_id: 'kw-shawarma-reem',
+      subtotal: 3,
+      location: north(SALMIYA, 3000),
+    });
     expect(far.body.data).toMatchObject({ valid: true, discount: 0.5, delivery_fee: 0.5, applies_to: 'delivery_fee' });
   });
 
   it('when an AED store is checked, then amounts have 2 decimals', async () => {
     const res = await validate({ code: 'DUBAI15', store_id: 'ae-reef-bakery', subtotal: 45.99 });
     // 12.5% of 45.99 = 5.74875 -> 5.75 AED (half up, in fils).
-    expect(res.body.data).toMatchObject({ valid: true, discount: 5.75, currency: 'AED', subtotal: 45.99, delivery_fee: 7.99 });
+    expect(res.body.data).toMatchObject({
+      valid: true,
+      discount: 5.75,
+      currency: 'AED',
+      subtotal: 45.99,
+      delivery_fee: 7.99,
+    });
   });
 
   it.each([
     [{ code: 'REEM500', store_id: 'kw-shawarma-reem' }, 'subtotal'],
-    [{ code: 'REEM500', store_id: 'kw-shawarma-reem', subtotal: 1, items: [{ item_id: 'chicken-shawarma', quantity: 1 }] }, 'items'],
+    [
+      {
+        code: 'REEM500',
+        store_id: 'kw-shawarma-reem',
+        subtotal: 1,
+        items: [{ item_id: 'chicken-shawarma', quantity: 1 }],
+      },
+      'items',
+    ],
     [{ code: 'REEM500', store_id: 'kw-shawarma-reem', subtotal: 1.2345 }, 'subtotal'],
     [{ code: 'REEM500', store_id: 'kw-shawarma-reem', subtotal: -1 }, 'subtotal'],
     [{ code: '', store_id: 'kw-shawarma-reem', subtotal: 1 }, 'code'],
     [{ store_id: 'kw-shawarma-reem', subtotal: 1 }, 'code'],
-    [{ code: 'REEM500', store_id: 'kw-shawarma-reem', items: [{ item_id: 'chicken-shawarma', quantity: 0 }] }, 'items[0].quantity'],
-    [{ code: 'REEM500', store_id: 'kw-shawarma-reem', items: [{ item_id: 'chicken-shawarma', quantity: 1, modifier_ids: ['cheese'] }] }, 'items[0].modifier_ids[0]'],
+    [
+      { code: 'REEM500', store_id: 'kw-shawarma-reem', items: [{ item_id: 'chicken-shawarma', quantity: 0 }] },
+      'items[0].quantity',
+    ],
+    [
+      {
+        code: 'REEM500',
+        store_id: 'kw-shawarma-reem',
+        items: [{ item_id: 'chicken-shawarma', quantity: 1, modifier_ids: ['cheese'] }],
+      },
+      'items[0].modifier_ids[0]',
+    ],
     [{ code: 'REEM500', store_id: 'kw-shawarma-reem', subtotal: 1, fulfilment: 'drone' }, 'fulfilment'],
     [{ code: 'REEM500', store_id: 'kw-shawarma-reem', subtotal: 1, total: 1 }, 'total'],
   ])('when the body is %j, then 400 naming %s', async (body, param) => {
@@ -172,7 +245,11 @@ describe('POST /v1/promo-codes/validate', () => {
     const store = await validate({ code: 'REEM500', store_id: 'kw-nope', subtotal: 5 });
     expect(store.status).toBe(404);
     expect(store.body.error.code).toBe('store_not_found');
-    const item = await validate({ code: 'REEM500', store_id: 'kw-shawarma-reem', items: [{ item_id: 'burger', quantity: 1 }] });
+    const item = await validate({
+      code: 'REEM500',
+      store_id: 'kw-shawarma-reem',
+      items: [{ item_id: 'burger', quantity: 1 }],
+    });
     expect(item.status).toBe(404);
     expect(item.body.error).toMatchObject({ code: 'item_not_found', param: 'items[0].item_id' });
   });

@@ -42,7 +42,10 @@ describe('catalog scopes', () => {
   it('when a key with catalog:read but not offers:read calls GET /offers or the promo check, then 403; store offers need only catalog:read', async () => {
     const offers = await t.http.get('/v1/offers').set(bearer(catalogOnly.live));
     expect(offers.status).toBe(403);
-    expect(offers.body.error).toMatchObject({ code: 'insufficient_scope', message: expect.stringContaining('offers:read') });
+    expect(offers.body.error).toMatchObject({
+      code: 'insufficient_scope',
+      message: expect.stringContaining('offers:read'),
+    });
     const check = await t.http.post('/v1/promo-codes/validate').set(bearer(catalogOnly.sandbox)).send(promo);
     expect(check.status).toBe(403);
     expect(check.body.error.message).toContain('promo_codes:validate');

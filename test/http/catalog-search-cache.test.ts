@@ -16,7 +16,9 @@ const search = async (q: string) => {
 };
 
 /** httpCatalog() with Shawarma Al Reem's first item changed. */
-function withReemItem(change: Partial<Catalog['stores'][number]['menu']['categories'][number]['items'][number]>): Catalog {
+function withReemItem(
+  change: Partial<Catalog['stores'][number]['menu']['categories'][number]['items'][number]>,
+): Catalog {
   const base = structuredClone(httpCatalog());
   const reem = base.stores.find((s) => s.id === 'kw-shawarma-reem')!;
   Object.assign(reem.menu.categories[0]!.items[0]!, change);
@@ -51,7 +53,9 @@ describe('GET /v1/search after a catalog change', () => {
     expect((await search('chicken shawarma')).items.map((i) => i.id)).toContain('chicken-shawarma');
     await t.service.services.catalog.import(withReemItem({ name: 'Chicken Wrap' }));
     expect((await search('chicken shawarma')).items.map((i) => i.id)).not.toContain('chicken-shawarma');
-    expect((await search('chicken wrap')).items.map((i) => `${i.id}:${i.name}`)).toContain('chicken-shawarma:Chicken Wrap');
+    expect((await search('chicken wrap')).items.map((i) => `${i.id}:${i.name}`)).toContain(
+      'chicken-shawarma:Chicken Wrap',
+    );
   });
 
   it('when an import changes a price, then the next search shows the new price', async () => {
@@ -72,7 +76,8 @@ describe('GET /v1/search after a catalog change', () => {
     const reem = base.stores.find((s) => s.id === 'kw-shawarma-reem')!;
     reem.opening_hours = reem.opening_hours.map((h) => ({ day: h.day, open: '10:00', close: '16:00' }));
     await t.service.services.catalog.import(base);
-    const statuses = async () => (await search('shawarma')).items.filter((i) => i.store.id === 'kw-shawarma-reem').map((i) => i.store.status);
+    const statuses = async () =>
+      (await search('shawarma')).items.filter((i) => i.store.id === 'kw-shawarma-reem').map((i) => i.store.status);
     expect(new Set(await statuses())).toEqual(new Set(['open']));
     t.clock.set('2026-11-21T13:00:00Z'); // 16:00 in Kuwait
     expect(new Set(await statuses())).toEqual(new Set(['closed']));

@@ -14,7 +14,10 @@ type Hit = { id: string; store?: { id: string } };
 const search = async (query: string) => {
   const res = await get(`/v1/search?${query}`);
   expect(res.status).toBe(200);
-  return { stores: res.body.data.stores.map((s: Hit) => s.id), items: res.body.data.items.map((i: Hit) => `${i.store!.id}/${i.id}`) };
+  return {
+    stores: res.body.data.stores.map((s: Hit) => s.id),
+    items: res.body.data.items.map((i: Hit) => `${i.store!.id}/${i.id}`),
+  };
 };
 
 describe('GET /v1/search: parameter bounds', () => {
@@ -38,22 +41,36 @@ describe('GET /v1/search: parameter bounds', () => {
     expect(res.body.error).toMatchObject({ code: 'validation_error', param });
   });
 
-  it.each(['q=ab', `q=${'a'.repeat(80)}`, 'q=burger&limit=1', 'q=burger&limit=50', 'q=burger&lat=-90&lng=180'])('when the query is the bound %s, then 200', async (query) => {
-    expect((await get(`/v1/search?${query}`)).status).toBe(200);
-  });
+  it.each(['q=ab', `q=${'a'.repeat(80)}`, 'q=burger&limit=1', 'q=burger&limit=50', 'q=burger&lat=-90&lng=180'])(
+    'when the query is the bound %s, then 200',
+    async (query) => {
+      expect((await get(`/v1/search?${query}`)).status).toBe(200);
+    },
+  );
 });
 
 describe('GET /v1/search: results', () => {
   it('when q matches names, then exact, prefix, word-prefix and substring matches come in that order, for stores and items', async () => {
     const r = await search('q=burger');
     expect(r.stores).toEqual(['kw-burger-lab', 'kw-classic-burgers', 'kw-cheeseburger-corner']);
-    expect(r.items).toEqual(['kw-burger-lab/burger', 'kw-classic-burgers/burger-meal', 'kw-classic-burgers/smash-burger', 'kw-burger-lab/double-cheeseburger']);
+    expect(r.items).toEqual([
+      'kw-burger-lab/burger',
+      'kw-classic-burgers/burger-meal',
+      'kw-classic-burgers/smash-burger',
+      'kw-burger-lab/double-cheeseburger',
+    ]);
   });
 
   it('when an item is found, then it carries the item fields and its store', async () => {
     const res = await get('/v1/search?q=chicken%20shawarma');
     const [hit] = res.body.data.items;
-    expect(hit).toMatchObject({ id: 'chicken-shawarma', object: 'item', price: 0.65, currency: 'KWD', store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem', status: 'open' } });
+    expect(hit).toMatchObject({
+      id: 'chicken-shawarma',
+      object: 'item',
+      price: 0.65,
+      currency: 'KWD',
+      store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem', status: 'open' },
+    });
     expect(hit.modifier_groups).toHaveLength(2);
   });
 
@@ -79,7 +96,10 @@ describe('GET /v1/search: results', () => {
     expect(r.stores).toEqual(['kw-burger-lab', 'kw-classic-burgers']);
     expect(r.items.every((i: string) => !i.startsWith('kw-cheeseburger-corner'))).toBe(true);
     const dubai = await search(`q=manakish&lat=${DUBAI_MARINA.lat}&lng=${DUBAI_MARINA.lng}`);
-    expect(dubai.items).toEqual(['ae-reef-bakery/ae-reef-bakery-manakish', 'ae-marina-grocer/ae-marina-grocer-manakish']);
+    expect(dubai.items).toEqual([
+      'ae-reef-bakery/ae-reef-bakery-manakish',
+      'ae-marina-grocer/ae-marina-grocer-manakish',
+    ]);
     expect((await search(`q=manakish&lat=${SALMIYA.lat}&lng=${SALMIYA.lng}`)).items).toEqual([]);
   });
 
@@ -93,9 +113,27 @@ describe('GET /v1/categories', () => {
     const res = await get('/v1/categories');
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([
-      { id: 'shawarma', object: 'category', name: 'Shawarma', name_ar: 'شاورما', image_url: 'https://images.example-cdn.com/categories/shawarma.png' },
-      { id: 'burgers', object: 'category', name: 'Burgers', name_ar: 'برجر', image_url: 'https://images.example-cdn.com/categories/burgers.png' },
-      { id: 'pharmacy', object: 'category', name: 'Pharmacy', name_ar: null, image_url: 'https://images.example-cdn.com/categories/pharmacy.png' },
+      {
+        id: 'shawarma',
+        object: 'category',
+        name: 'Shawarma',
+        name_ar: 'شاورما',
+        image_url: 'https://images.example-cdn.com/categories/shawarma.png',
+      },
+      {
+        id: 'burgers',
+        object: 'category',
+        name: 'Burgers',
+        name_ar: 'برجر',
+        image_url: 'https://images.example-cdn.com/categories/burgers.png',
+      },
+      {
+        id: 'pharmacy',
+        object: 'category',
+        name: 'Pharmacy',
+        name_ar: null,
+        image_url: 'https://images.example-cdn.com/categories/pharmacy.png',
+      },
     ]);
   });
 

@@ -40,12 +40,18 @@ describe('GET /v1/stores: parameter bounds', () => {
     expect(res.body.error).toMatchObject({ code: 'validation_error', param });
   });
 
-  it.each(['lat=-90&lng=-180', 'lat=90&lng=180', `q=${'a'.repeat(80)}`, 'page=1', 'limit=1', 'limit=100', 'vertical=grocery', 'status=busy'])(
-    'when the query is the bound %s, then 200',
-    async (query) => {
-      expect((await get(`/v1/stores?${query}`)).status).toBe(200);
-    },
-  );
+  it.each([
+    'lat=-90&lng=-180',
+    'lat=90&lng=180',
+    `q=${'a'.repeat(80)}`,
+    'page=1',
+    'limit=1',
+    'limit=100',
+    'vertical=grocery',
+    'status=busy',
+  ])('when the query is the bound %s, then 200', async (query) => {
+    expect((await get(`/v1/stores?${query}`)).status).toBe(200);
+  });
 });
 
 describe('GET /v1/stores: listing', () => {
@@ -108,7 +114,11 @@ describe('GET /v1/stores: listing', () => {
   });
 
   it('when q matches several names, then exact and prefix matches come before word and substring matches', async () => {
-    expect(ids(await get('/v1/stores?q=burger'))).toEqual(['kw-burger-lab', 'kw-classic-burgers', 'kw-cheeseburger-corner']);
+    expect(ids(await get('/v1/stores?q=burger'))).toEqual([
+      'kw-burger-lab',
+      'kw-classic-burgers',
+      'kw-cheeseburger-corner',
+    ]);
   });
 
   it('when vertical and status filter, then only matching stores', async () => {
@@ -123,24 +133,51 @@ describe('GET /v1/stores/{store_id}', () => {
     const res = await get('/v1/stores/kw-shawarma-reem');
     expect(res.status).toBe(200);
     const s = res.body.data;
-    expect(s).toMatchObject({ id: 'kw-shawarma-reem', object: 'store', status: 'open', closed_reason: null, busy: false, snoozed_until: null, minimum_order: 2 });
+    expect(s).toMatchObject({
+      id: 'kw-shawarma-reem',
+      object: 'store',
+      status: 'open',
+      closed_reason: null,
+      busy: false,
+      snoozed_until: null,
+      minimum_order: 2,
+    });
     expect(s.location).toEqual(SALMIYA);
     expect(s.address).toEqual({ line1: 'Salem Al Mubarak St', area: 'Salmiya', city: 'Kuwait City', country: 'KW' });
     expect(s.opening_hours.time_zone).toBe('Asia/Kuwait');
     expect(s.opening_hours.weekly).toHaveLength(7);
     expect(s.opening_hours.closures).toEqual([{ date: '2027-02-25', reason: 'National Day' }]);
-    expect(s.delivery).toEqual({ zone: { type: 'radius', radius_m: 5000 }, fees: [{ up_to_m: 2000, fee: 0.25 }, { up_to_m: 5000, fee: 0.5 }] });
+    expect(s.delivery).toEqual({
+      zone: { type: 'radius', radius_m: 5000 },
+      fees: [
+        { up_to_m: 2000, fee: 0.25 },
+        { up_to_m: 5000, fee: 0.5 },
+      ],
+    });
   });
 
   it('when the file lists the week in another order, then weekly spans are served Monday first', async () => {
     const s = (await get('/v1/stores/kw-classic-burgers')).body.data;
-    expect(s.opening_hours.weekly.map((w: { day: string }) => w.day)).toEqual(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
+    expect(s.opening_hours.weekly.map((w: { day: string }) => w.day)).toEqual([
+      'mon',
+      'tue',
+      'wed',
+      'thu',
+      'fri',
+      'sat',
+      'sun',
+    ]);
     expect(s.opening_hours.weekly[0]).toEqual({ day: 'mon', open: '00:00', close: '00:00' });
   });
 
   it('when the store is closed whatever the time, then closed_reason says why and opens_at is null', async () => {
     const s = (await get('/v1/stores/kw-salmiya-pharmacy')).body.data;
-    expect(s).toMatchObject({ status: 'closed', accepting_orders: false, closed_reason: 'outside_hours', opens_at: null });
+    expect(s).toMatchObject({
+      status: 'closed',
+      accepting_orders: false,
+      closed_reason: 'outside_hours',
+      opens_at: null,
+    });
     expect(s.delivery.zone.type).toBe('polygon');
     expect(s.delivery.zone.points).toHaveLength(4);
   });
@@ -163,10 +200,24 @@ describe('GET /v1/stores/{store_id}/menu and /items/{item_id}', () => {
     const res = await get('/v1/stores/kw-shawarma-reem/menu');
     expect(res.status).toBe(200);
     const menu = res.body.data;
-    expect(menu.store).toEqual({ id: 'kw-shawarma-reem', name: 'Shawarma Al Reem', name_ar: 'شاورما الريم', status: 'open', accepting_orders: true });
+    expect(menu.store).toEqual({
+      id: 'kw-shawarma-reem',
+      name: 'Shawarma Al Reem',
+      name_ar: 'شاورما الريم',
+      status: 'open',
+      accepting_orders: true,
+    });
     expect(menu.currency).toBe('KWD');
     const [wrap, platter, lamb] = menu.categories[0].items;
-    expect(wrap).toMatchObject({ id: 'chicken-shawarma', object: 'item', category_id: 'wraps', price: 0.65, original_price: null, available: true, currency: 'KWD' });
+    expect(wrap).toMatchObject({
+      id: 'chicken-shawarma',
+      object: 'item',
+      category_id: 'wraps',
+      price: 0.65,
+      original_price: null,
+      available: true,
+      currency: 'KWD',
+    });
     expect(wrap.modifier_groups[0]).toEqual({
       id: 'size',
       name: 'Size',
@@ -235,7 +286,12 @@ describe('GET /v1/stores/{store_id}/delivery-quote', () => {
   it('when the point is outside the zone, then 200 with in_zone false and no fee or estimate', async () => {
     const res = await get(`/v1/stores/kw-shawarma-reem/delivery-quote?${at(north(SALMIYA, 6000))}`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ in_zone: false, distance_m: 6000, delivery_fee: null, estimated_minutes: null });
+    expect(res.body.data).toMatchObject({
+      in_zone: false,
+      distance_m: 6000,
+      delivery_fee: null,
+      estimated_minutes: null,
+    });
   });
 
   it('when the store has a polygon zone, then points inside and outside it are told apart', async () => {
@@ -270,7 +326,8 @@ describe('GET /v1/stores/{store_id}/delivery-quote', () => {
 });
 
 describe('GET /v1/stores/{store_id}/menu: compression', () => {
-  const menu = (acceptEncoding: string) => get('/v1/stores/kw-shawarma-reem/menu').set('Accept-Encoding', acceptEncoding);
+  const menu = (acceptEncoding: string) =>
+    get('/v1/stores/kw-shawarma-reem/menu').set('Accept-Encoding', acceptEncoding);
 
   it('when the client accepts gzip, then the same JSON comes gzipped and smaller, and the answer varies on Accept-Encoding', async () => {
     const plain = await menu('identity');
@@ -289,10 +346,13 @@ describe('GET /v1/stores/{store_id}/menu: compression', () => {
     }
   });
 
-  it.each(['identity', 'br', 'gzip;q=0, identity', 'deflate'])('when Accept-Encoding is %s, then the menu is sent as is', async (accepted) => {
-    const res = await menu(accepted);
-    expect(res.status).toBe(200);
-    expect(res.headers['content-encoding']).toBeUndefined();
-    expect(res.body.data.store.id).toBe('kw-shawarma-reem');
-  });
+  it.each(['identity', 'br', 'gzip;q=0, identity', 'deflate'])(
+    'when Accept-Encoding is %s, then the menu is sent as is',
+    async (accepted) => {
+      const res = await menu(accepted);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.body.data.store.id).toBe('kw-shawarma-reem');
+    },
+  );
 });

@@ -10,7 +10,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function expectEnvelope(res: { headers: Record<string, string>; body: { error: { code: string; message: string; request_id: string } } }, code: string) {
+function expectEnvelope(
+  res: { headers: Record<string, string>; body: { error: { code: string; message: string; request_id: string } } },
+  code: string,
+) {
   expect(res.headers['x-request-id']).toMatch(/\S{8,}/);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   expect(res.body.error.code).toBe(code);
@@ -40,7 +43,11 @@ describe('error envelope and request ids', () => {
   });
 
   it('when the body is over the limit, then 413 payload_too_large', async () => {
-    const res = await t.http.post('/v1/ping').set(bearer(p.live)).set('Content-Type', 'application/json').send(JSON.stringify({ a: 'x'.repeat(4000) }));
+    const res = await t.http
+      .post('/v1/ping')
+      .set(bearer(p.live))
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ a: 'x'.repeat(4000) }));
     expect(res.status).toBe(413);
     expectEnvelope(res, 'payload_too_large');
   });

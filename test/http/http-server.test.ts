@@ -27,7 +27,10 @@ let port: number;
 beforeAll(async () => {
   t = await startTestService();
   p = await t.partner({ rateLimitPerMin: 100_000 });
-  server = createHttpServer(t.service.app.express, { logger: createLogger({ level: 'info', destination: sink }), limits: LIMITS });
+  server = createHttpServer(t.service.app.express, {
+    logger: createLogger({ level: 'info', destination: sink }),
+    limits: LIMITS,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -49,7 +52,10 @@ interface RawAnswer {
  * Writes `chunks` on a new connection (`everyMs` apart when given, for as long as the connection is
  * open: a trickling client) and resolves with the one answer once the server has closed it.
  */
-function rawRequest(chunks: Array<string | Buffer>, options: { everyMs?: number; to?: number } = {}): Promise<RawAnswer> {
+function rawRequest(
+  chunks: Array<string | Buffer>,
+  options: { everyMs?: number; to?: number } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const socket = net.connect(options.to ?? port, '127.0.0.1');
@@ -76,8 +82,15 @@ function rawRequest(chunks: Array<string | Buffer>, options: { everyMs?: number;
       const split = text.indexOf('\r\n\r\n');
       if (split < 0) return reject(new Error(`no answer before the connection closed: ${JSON.stringify(text)}`));
       const [statusLine, ...headerLines] = text.slice(0, split).split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(text.slice(split + 4) || '{}'), closedAfterMs: performance.now() - started });
+      const headers = Object.fromEntries(
+        headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
+      resolve({
+        status: Number(statusLine!.split(' ')[1]),
+        headers,
+        body: JSON.parse(text.slice(split + 4) || '{}'),
+        closedAfterMs: performance.now() - started,
+      });
     });
   });
 }
@@ -103,16 +116,41 @@ const auth = () => `Authorization: Bearer ${p.sandbox}\r\n`;
 
 describe("requests Node's parser refuses are answered in the error envelope", () => {
   it.each([
-    ['a header over the limit', 431, 'headers_too_large', () => `GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
-    ['a NUL in a header', 400, 'validation_error', () => `GET /v1/ping HTTP/1.1\r\nHost: x\r\n${auth()}X-A: a\0b\r\n\r\n`],
-    ['Content-Length and Transfer-Encoding together', 400, 'validation_error', () => `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
-    ['bad chunked encoding', 400, 'validation_error', () => `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
+    [
+      'a header over the limit',
+      431,
+      'headers_too_large',
+      () => `GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ],
+    [
+      'a NUL in a header',
+      400,
+      'validation_error',
+      () => `GET /v1/ping HTTP/1.1\r\nHost: x\r\n${auth()}X-A: a\0b\r\n\r\n`,
+    ],
+    [
+      'Content-Length and Transfer-Encoding together',
+      400,
+      'validation_error',
+      () =>
+        `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    ],
+    [
+      'bad chunked encoding',
+      400,
+      'validation_error',
+      () =>
+        `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    ],
     ['a request line that is not HTTP', 400, 'validation_error', () => 'HELLO THERE\r\n\r\n'],
     ['a space before a header colon', 400, 'validation_error', () => `GET /v1/ping HTTP/1.1\r\nHost : x\r\n\r\n`],
-  ])('%s: %i %s with the envelope, X-Request-Id, Connection: close and one log line', async (_label, status, code, request) => {
-    expectEnvelope(await rawRequest([request()]), status, code);
-    await expectStillServing();
-  });
+  ])(
+    '%s: %i %s with the envelope, X-Request-Id, Connection: close and one log line',
+    async (_label, status, code, request) => {
+      expectEnvelope(await rawRequest([request()]), status, code);
+      await expectStillServing();
+    },
+  );
 
   it('a client that hangs up mid-request does not disturb the server', async () => {
     const socket = net.connect(port, '127.0.0.1');
@@ -126,7 +164,9 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
 
 describe('slow clients', () => {
   it('headers trickled a byte at a time: 408 request_timeout once headersTimeout has passed', async () => {
-    const res = await rawRequest(['GET /v1/ping HTTP/1.1\r\nHost: x\r\n', 'X', '-', 'a', ':', ' ', 'b', 'c', 'd'], { everyMs: 100 });
+    const res = await rawRequest(['GET /v1/ping HTTP/1.1\r\nHost: x\r\n', 'X', '-', 'a', ':', ' ', 'b', 'c', 'd'], {
+      everyMs: 100,
+    });
     expectEnvelope(res, 408, 'request_timeout');
     expect(res.closedAfterMs).toBeGreaterThanOrEqual(LIMITS.headersTimeoutMs - 50);
     // Node checks at an interval (a quarter of the headers timeout here); generous for a busy machine.
@@ -177,7 +217,10 @@ describe('connection cap', () => {
   const drops: unknown[] = [];
   beforeAll(async () => {
     const limits = { headersTimeoutMs: 60_000, requestTimeoutMs: 60_000, maxConnections: LIMITS.maxConnections };
-    capped = createHttpServer(t.service.app.express, { logger: createLogger({ level: 'info', destination: sink }), limits });
+    capped = createHttpServer(t.service.app.express, {
+      logger: createLogger({ level: 'info', destination: sink }),
+      limits,
+    });
     capped.on('drop', (data) => drops.push(data));
     await new Promise<void>((resolve) => capped.listen(0, '127.0.0.1', resolve));
     cappedPort = (capped.address() as AddressInfo).port;
@@ -186,7 +229,8 @@ describe('connection cap', () => {
     capped.closeAllConnections();
     await new Promise((resolve) => capped.close(resolve));
   });
-  const connections = () => new Promise<number>((resolve, reject) => capped.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+  const connections = () =>
+    new Promise<number>((resolve, reject) => capped.getConnections((err, n) => (err ? reject(err) : resolve(n))));
 
   it('connections beyond maxConnections are closed as they arrive; a freed slot serves again', async () => {
     await expect.poll(connections, { timeout: 10_000 }).toBe(0);
@@ -223,18 +267,30 @@ describe('the limits in production', () => {
     expect(plain.requestTimeout).toBe(DEFAULT_HTTP_LIMITS.requestTimeoutMs);
     expect(plain.maxConnections).toBe(DEFAULT_HTTP_LIMITS.maxConnections);
     expect(plain.keepAliveTimeout).toBe(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs);
-    expect(DEFAULT_HTTP_LIMITS).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000, keepAliveTimeoutMs: 5_000 });
+    expect(DEFAULT_HTTP_LIMITS).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxConnections: 1_000,
+      keepAliveTimeoutMs: 5_000,
+    });
     const config = loadConfig({ DATA_DIR: t.dataDir });
-    expect([config.HTTP_REQUEST_TIMEOUT_MS, config.HTTP_MAX_CONNECTIONS]).toEqual([DEFAULT_HTTP_LIMITS.requestTimeoutMs, DEFAULT_HTTP_LIMITS.maxConnections]);
+    expect([config.HTTP_REQUEST_TIMEOUT_MS, config.HTTP_MAX_CONNECTIONS]).toEqual([
+      DEFAULT_HTTP_LIMITS.requestTimeoutMs,
+      DEFAULT_HTTP_LIMITS.maxConnections,
+    ]);
   });
 
   it('the headers timeout always outlasts the keep-alive timeout: a shorter HTTP_REQUEST_TIMEOUT_MS is refused', () => {
     const smallest = DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs + KEEP_ALIVE_MARGIN_MS;
     expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: String(smallest) }).HTTP_REQUEST_TIMEOUT_MS).toBe(smallest);
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: String(smallest - 1) })).toThrow(ConfigError);
-    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '1500' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS must be at least 6000/);
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '1500' })).toThrow(
+      /HTTP_REQUEST_TIMEOUT_MS must be at least 6000/,
+    );
     const logger = createLogger({ level: 'silent', pretty: false });
-    expect(() => createHttpServer(t.service.app.express, { logger, limits: { requestTimeoutMs: 5_500 } })).toThrow(RangeError);
+    expect(() => createHttpServer(t.service.app.express, { logger, limits: { requestTimeoutMs: 5_500 } })).toThrow(
+      RangeError,
+    );
   });
 
   describe('the service process, with HTTP_REQUEST_TIMEOUT_MS=6000', () => {
@@ -259,7 +315,16 @@ describe('the limits in production', () => {
       expect(res.closedAfterMs).toBeGreaterThanOrEqual(5_950);
       expect(res.closedAfterMs).toBeLessThan(6_000 + 5_000);
       const id = res.headers['x-request-id']!;
-      await expect.poll(() => child.output().split('\n').find((l) => l.includes(id)), { timeout: 10_000 }).toMatch(/"msg":"request refused"/);
+      await expect
+        .poll(
+          () =>
+            child
+              .output()
+              .split('\n')
+              .find((l) => l.includes(id)),
+          { timeout: 10_000 },
+        )
+        .toMatch(/"msg":"request refused"/);
     });
   });
 });

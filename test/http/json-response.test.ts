@@ -19,7 +19,10 @@ const raw = () => supertest(t.service.app.express);
 
 describe('JSON answers', () => {
   it('a success and an error with non-ASCII text: type with charset, length in bytes', async () => {
-    for (const res of [await raw().get('/v1/ping').set(bearer(p.live)), await raw().get('/v1/stores/caf%C3%A9').set(bearer(p.live))]) {
+    for (const res of [
+      await raw().get('/v1/ping').set(bearer(p.live)),
+      await raw().get('/v1/stores/caf%C3%A9').set(bearer(p.live)),
+    ]) {
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
       expect(res.headers.etag).toBeUndefined();
@@ -29,7 +32,7 @@ describe('JSON answers', () => {
     expect(Buffer.byteLength(error.text)).toBe(error.text.length + 1);
   });
 
-  it('HEAD has the GET answer\'s headers and no body', async () => {
+  it("HEAD has the GET answer's headers and no body", async () => {
     const get = await raw().get('/healthz');
     const head = await raw().head('/healthz');
     expect(head.status).toBe(200);

@@ -43,7 +43,10 @@ describe('GET /metrics', () => {
     const samples = parseSamples(res.text);
     expect(find(samples, 'process_cpu_user_seconds_total')).toHaveLength(1);
     expect(find(samples, 'nodejs_heap_size_used_bytes')).toHaveLength(1);
-    expect(find(samples, 'replica_info')[0]).toMatchObject({ labels: { replica: t.service.metrics.replica }, value: 1 });
+    expect(find(samples, 'replica_info')[0]).toMatchObject({
+      labels: { replica: t.service.metrics.replica },
+      value: 1,
+    });
   });
 
   it('after some requests, then they are counted by route pattern and status, never by the path as sent', async () => {
@@ -54,13 +57,27 @@ describe('GET /metrics', () => {
     const res = await t.http.get('/metrics').set(admin);
     const samples = parseSamples(res.text);
 
-    expect(find(samples, 'http_requests_total', { method: 'GET', route: '/v1/ping', status: '200' })[0]?.value).toBeGreaterThanOrEqual(3);
-    expect(find(samples, 'http_requests_total', { method: 'GET', route: '/v1/orders/:order_id', status: '404' })[0]?.value).toBe(1);
-    expect(find(samples, 'http_requests_total', { route: '(unmatched)', status: '404' })[0]?.value).toBeGreaterThanOrEqual(1);
-    expect(find(samples, 'http_requests_total', { route: '/metrics', status: '401' })[0]?.value).toBeGreaterThanOrEqual(1);
-    const pingCount = find(samples, 'http_request_duration_seconds_count', { method: 'GET', route: '/v1/ping', status: '200' })[0];
+    expect(
+      find(samples, 'http_requests_total', { method: 'GET', route: '/v1/ping', status: '200' })[0]?.value,
+    ).toBeGreaterThanOrEqual(3);
+    expect(
+      find(samples, 'http_requests_total', { method: 'GET', route: '/v1/orders/:order_id', status: '404' })[0]?.value,
+    ).toBe(1);
+    expect(
+      find(samples, 'http_requests_total', { route: '(unmatched)', status: '404' })[0]?.value,
+    ).toBeGreaterThanOrEqual(1);
+    expect(find(samples, 'http_requests_total', { route: '/metrics', status: '401' })[0]?.value).toBeGreaterThanOrEqual(
+      1,
+    );
+    const pingCount = find(samples, 'http_request_duration_seconds_count', {
+      method: 'GET',
+      route: '/v1/ping',
+      status: '200',
+    })[0];
     expect(pingCount?.value).toBeGreaterThanOrEqual(3);
-    expect(find(samples, 'http_request_duration_seconds_bucket', { route: '/v1/ping', status: '200', le: '+Inf' })[0]?.value).toBe(pingCount?.value);
+    expect(
+      find(samples, 'http_request_duration_seconds_bucket', { route: '/v1/ping', status: '200', le: '+Inf' })[0]?.value,
+    ).toBe(pingCount?.value);
     expect(res.text).not.toContain(orderId);
     expect(res.text).not.toContain('no-such-thing');
   });
@@ -70,7 +87,9 @@ describe('GET /metrics', () => {
     const res = await placeOrder(t.http, p.sandbox);
     expect(res.status).toBe(201);
     const samples = await scrape();
-    expect(find(samples, 'event_store_append_duration_seconds_count', { outcome: 'ok' })[0]!.value).toBeGreaterThan(before);
+    expect(find(samples, 'event_store_append_duration_seconds_count', { outcome: 'ok' })[0]!.value).toBeGreaterThan(
+      before,
+    );
     expect(find(samples, 'event_store_append_duration_seconds_sum', { outcome: 'ok' })[0]!.value).toBeGreaterThan(0);
     // Every outcome is there from the start, so a rate over it is never "no data".
     expect(find(samples, 'event_store_append_duration_seconds_count', { outcome: 'conflict' })).toHaveLength(1);
@@ -99,8 +118,11 @@ describe('GET /metrics', () => {
 
   it('then this lone replica holds the webhook sender lease, and the queue and both consumer groups report', async () => {
     const samples = await scrape();
-    for (const outcome of ['succeeded', 'failed', 'abandoned']) expect(find(samples, 'webhook_attempts_total', { outcome })).toHaveLength(1);
-    expect(find(samples, 'lease_held', { lease: 'webhook-sender', replica: t.service.metrics.replica })[0]?.value).toBe(1);
+    for (const outcome of ['succeeded', 'failed', 'abandoned'])
+      expect(find(samples, 'webhook_attempts_total', { outcome })).toHaveLength(1);
+    expect(find(samples, 'lease_held', { lease: 'webhook-sender', replica: t.service.metrics.replica })[0]?.value).toBe(
+      1,
+    );
     expect(t.service.webhooks.lease.holder).toBe(t.service.metrics.replica);
     expect(find(samples, 'webhook_retry_queue_depth')).toHaveLength(1);
     for (const group of ['webhook-dispatcher', 'auto-accept']) {
@@ -113,18 +135,25 @@ describe('GET /metrics', () => {
   it('when a webhook attempt is made, then it is counted by outcome with its duration', async () => {
     const before = find(await scrape(), 'webhook_attempts_total', { outcome: 'failed' })[0]!.value;
     // An endpoint nobody listens on: the attempt fails at once, connection refused.
-    const put = await t.http.put('/v1/webhooks/endpoint').set(bearer(p.sandbox)).send({ url: 'http://127.0.0.1:9999/hooks' });
+    const put = await t.http
+      .put('/v1/webhooks/endpoint')
+      .set(bearer(p.sandbox))
+      .send({ url: 'http://127.0.0.1:9999/hooks' });
     expect(put.status).toBe(201);
     const sent = await t.http.post('/v1/webhooks/test').set(bearer(p.sandbox));
     expect(sent.status).toBe(202);
     await t.service.webhooks.scheduler.runDue();
     const samples = await scrape();
     expect(find(samples, 'webhook_attempts_total', { outcome: 'failed' })[0]!.value).toBe(before + 1);
-    expect(find(samples, 'webhook_attempt_duration_seconds_count', { outcome: 'failed' })[0]!.value).toBeGreaterThanOrEqual(1);
+    expect(
+      find(samples, 'webhook_attempt_duration_seconds_count', { outcome: 'failed' })[0]!.value,
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('in the OpenAPI document, then /metrics is an operations endpoint behind the admin token, not a partner operation', () => {
-    const doc = t.service.app.openApiDocument() as { paths: Record<string, Record<string, { tags: string[]; security: unknown[] }>> };
+    const doc = t.service.app.openApiDocument() as {
+      paths: Record<string, Record<string, { tags: string[]; security: unknown[] }>>;
+    };
     const op = doc.paths['/metrics']!.get!;
     expect(op.tags).toEqual(['Operations']);
     expect(op.security).toEqual([{ adminToken: [] }]);
@@ -152,7 +181,9 @@ describe('GET /metrics with METRICS_PORT set', () => {
       const res = await t3.http.get('/metrics').set(admin);
       expect(res.status).toBe(404);
       // The service's metrics are still collected, for the metrics server.
-      expect((await t3.service.metrics.scrape()).body).toContain('http_requests_total{method="GET",route="(unmatched)",status="404"} 1');
+      expect((await t3.service.metrics.scrape()).body).toContain(
+        'http_requests_total{method="GET",route="(unmatched)",status="404"} 1',
+      );
     } finally {
       await t3.close();
     }

@@ -19,14 +19,17 @@ describe('OpenAPI document', () => {
   });
 
   it('when generated, then every route of the app is in it with an operation id and error responses', () => {
-    const doc = t.service.app.openApiDocument() as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> };
+    const doc = t.service.app.openApiDocument() as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    };
     for (const route of t.service.app.routes) {
       const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
       const op = doc.paths[path]?.[route.method];
       expect(op, `${route.method} ${path}`).toBeDefined();
       expect(op!.operationId).toBe(route.operationId);
       expect(Object.keys(op!.responses)).toContain('500');
-      if ((route.auth ?? 'key') === 'key') expect(Object.keys(op!.responses)).toEqual(expect.arrayContaining(['401', '429']));
+      if ((route.auth ?? 'key') === 'key')
+        expect(Object.keys(op!.responses)).toEqual(expect.arrayContaining(['401', '429']));
     }
   });
 
@@ -39,7 +42,9 @@ describe('OpenAPI document', () => {
         const unavailable = op.responses['503'];
         if (!unavailable) without.push(`${method} ${path}`);
         else expect(Object.keys(unavailable.headers ?? {}), `${method} ${path}`).toContain('Retry-After');
-        expect(Object.keys(op.responses['429']?.headers ?? { 'Retry-After': 1 }), `${method} ${path}`).toContain('Retry-After');
+        expect(Object.keys(op.responses['429']?.headers ?? { 'Retry-After': 1 }), `${method} ${path}`).toContain(
+          'Retry-After',
+        );
         // Transport-level answers of the HTTP server (docs/api.md, Requests refused before routing).
         expect(Object.keys(op.responses), `${method} ${path}`).not.toEqual(expect.arrayContaining(['408']));
         expect(Object.keys(op.responses), `${method} ${path}`).not.toEqual(expect.arrayContaining(['431']));

@@ -56,10 +56,16 @@ describe('POST /v1/orders: idempotency', () => {
     const ctx = { actor: 'partner' as const, partnerId: p.id, environment: 'sandbox' as const };
     expect((await t.service.services.orders.replay(ctx, key, JSON.stringify(body)))?.order_id).toBe(first.body.data.id);
     expect(await t.service.services.orders.replay(ctx, key, JSON.stringify(body, null, 1))).toBeNull();
-    expect(await t.service.services.orders.replay({ ...ctx, environment: 'live' }, key, JSON.stringify(body))).toBeNull();
+    expect(
+      await t.service.services.orders.replay({ ...ctx, environment: 'live' }, key, JSON.stringify(body)),
+    ).toBeNull();
     for (let i = 0; i < 2; i++) {
       const again = await post(key, body);
-      expect([again.status, again.headers['idempotent-replayed'], again.body.data.id]).toEqual([200, 'true', first.body.data.id]);
+      expect([again.status, again.headers['idempotent-replayed'], again.body.data.id]).toEqual([
+        200,
+        'true',
+        first.body.data.id,
+      ]);
     }
     const before = await t.stores.events.headPosition();
     for (let i = 0; i < 2; i++) {
@@ -67,7 +73,11 @@ describe('POST /v1/orders: idempotency', () => {
       expect([conflict.status, conflict.body.error.code]).toEqual([409, 'idempotency_conflict']);
     }
     const invalid = await post(key, { ...body, tip: -1 });
-    expect([invalid.status, invalid.body.error.code, invalid.body.error.param]).toEqual([400, 'validation_error', 'tip']);
+    expect([invalid.status, invalid.body.error.code, invalid.body.error.param]).toEqual([
+      400,
+      'validation_error',
+      'tip',
+    ]);
     expect(await t.stores.events.headPosition()).toBe(before);
     // The same key and body from the other environment is another request: a new order.
     const live = await post(key, body, p.live);

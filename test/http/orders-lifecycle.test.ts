@@ -29,7 +29,14 @@ const given = ApiSpecification.for(() => t);
 const now = () => t.clock.now().toISOString();
 const RIDER = { name: 'Ahmed', phone: '+96555512345', vehicle: 'car' };
 /** The events of a cash delivery order from placed to delivered (the 1st, 2nd... step of its path). */
-const DELIVERY_PATH = [e.accepted(), e.preparationStarted(), e.packed(), e.riderAssigned(RIDER), e.pickedUp(), e.delivered()];
+const DELIVERY_PATH = [
+  e.accepted(),
+  e.preparationStarted(),
+  e.packed(),
+  e.riderAssigned(RIDER),
+  e.pickedUp(),
+  e.delivered(),
+];
 
 async function place(key: string, over: Record<string, unknown> = {}): Promise<string> {
   const res = await t.http.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', newKey()).send(orderBody(over));
@@ -41,10 +48,12 @@ const pickup = () => {
   delete body.delivery_address;
   return body;
 };
-const advance = (id: string, key = p.sandbox) => t.http.post(`/v1/sandbox/orders/${id}/advance`).set(bearer(key)).send({});
+const advance = (id: string, key = p.sandbox) =>
+  t.http.post(`/v1/sandbox/orders/${id}/advance`).set(bearer(key)).send({});
 const ops = (id: string, action: string, body: Record<string, unknown> = {}) =>
   t.http.post(`/internal/orders/${id}/${action}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send(body);
-const cancel = (id: string, key = p.sandbox) => t.http.post(`/v1/orders/${id}/cancel`).set(bearer(key)).send({ reason: 'customer changed their mind' });
+const cancel = (id: string, key = p.sandbox) =>
+  t.http.post(`/v1/orders/${id}/cancel`).set(bearer(key)).send({ reason: 'customer changed their mind' });
 const get = (id: string, key = p.sandbox) => t.http.get(`/v1/orders/${id}`).set(bearer(key));
 
 describe('cancel', () => {
@@ -52,7 +61,10 @@ describe('cancel', () => {
     const placed = await place(p.sandbox);
     const res = await cancel(placed);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ status: 'cancelled', cancellation: { by: 'partner', reason: 'customer changed their mind' } });
+    expect(res.body.data).toMatchObject({
+      status: 'cancelled',
+      cancellation: { by: 'partner', reason: 'customer changed their mind' },
+    });
     const again = await cancel(placed);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('order_not_cancellable');
@@ -62,7 +74,9 @@ describe('cancel', () => {
       .when((http) => http.post(`/v1/orders/${confirmed.order_id}/cancel`).set(bearer(p.sandbox)))
       .then([
         expectResponse(200, { body: { data: { status: 'cancelled', cancellation: { by: 'partner', reason: null } } } }),
-        expectNewEvents(orderStream(confirmed.order_id), [{ type: 'OrderCancelled', data: { by: 'partner', reason: null, at: now() } }]),
+        expectNewEvents(orderStream(confirmed.order_id), [
+          { type: 'OrderCancelled', data: { by: 'partner', reason: null, at: now() } },
+        ]),
       ]);
   });
 
@@ -72,15 +86,18 @@ describe('cancel', () => {
     ['ready', 4], // with a rider
     ['out_for_delivery', 5],
     ['delivered', 6],
-  ])('when the order is %s (%i steps along), then cancel is 409 order_not_cancellable and nothing changes', async (status, steps) => {
-    const order = placedOrder(p.id, 'sandbox');
-    const { order_id: id } = order;
-    // No new events: `then` checks the stream is as given.
-    await given(existingOrder(order, ...DELIVERY_PATH.slice(0, steps)))
-      .when(() => cancel(id))
-      .then(expectError(409, { code: 'order_not_cancellable' }));
-    expect((await get(id)).body.data.status).toBe(status);
-  });
+  ])(
+    'when the order is %s (%i steps along), then cancel is 409 order_not_cancellable and nothing changes',
+    async (status, steps) => {
+      const order = placedOrder(p.id, 'sandbox');
+      const { order_id: id } = order;
+      // No new events: `then` checks the stream is as given.
+      await given(existingOrder(order, ...DELIVERY_PATH.slice(0, steps)))
+        .when(() => cancel(id))
+        .then(expectError(409, { code: 'order_not_cancellable' }));
+      expect((await get(id)).body.data.status).toBe(status);
+    },
+  );
 
   it('when ten cancels race on one order, then exactly one wins', async () => {
     const id = await place(p.sandbox);
@@ -162,10 +179,12 @@ describe('card payments through the built-in checkout', () => {
 
   it('when the payer declines, then payment is failed and a new link can still pay', async () => {
     const id = await place(p.sandbox, { payment_method: 'card' });
-    const first = new URL((await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox))).body.data.url).pathname;
+    const first = new URL((await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox))).body.data.url)
+      .pathname;
     await t.http.post(`${first}/fail`);
     expect((await get(id)).body.data.payment.status).toBe('failed');
-    const second = new URL((await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox))).body.data.url).pathname;
+    const second = new URL((await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox))).body.data.url)
+      .pathname;
     await t.http.post(`${second}/pay`);
     expect((await get(id)).body.data.payment.status).toBe('paid');
   });
@@ -189,7 +208,9 @@ describe('live operations (/internal)', () => {
     const noRider = await ops(id, 'pickup');
     expect(noRider.status).toBe(409);
     expect(noRider.body.error.message).toContain('rider');
-    expect((await ops(id, 'assign-rider', { name: 'Ahmed', phone: '+96555512345', vehicle: 'motorbike' })).status).toBe(200);
+    expect((await ops(id, 'assign-rider', { name: 'Ahmed', phone: '+96555512345', vehicle: 'motorbike' })).status).toBe(
+      200,
+    );
     expect((await ops(id, 'rider-location', { lat: 29.335, lng: 48.08 })).status).toBe(200);
     expect((await ops(id, 'pickup')).body.data.status).toBe('out_for_delivery');
     const delivered = await ops(id, 'deliver');
@@ -213,7 +234,11 @@ describe('live operations (/internal)', () => {
     await given(delivered)
       .when(refund({ amount: 1 }))
       .then([
-        expectResponse(200, { body: { data: { status: 'partially_refunded', payment: { status: 'partially_refunded', refunded_amount: 1 } } } }),
+        expectResponse(200, {
+          body: {
+            data: { status: 'partially_refunded', payment: { status: 'partially_refunded', refunded_amount: 1 } },
+          },
+        }),
         expectNewEvents(stream, [{ type: 'OrderRefunded', data: { amount: 1000, refunded_total: 1000, at: now() } }]),
       ]);
     // The refund above is the given of the next two.
@@ -223,7 +248,9 @@ describe('live operations (/internal)', () => {
     const rest = await given()
       .when(refund({}))
       .then([
-        expectResponse(200, { body: { data: { status: 'refunded', payment: { status: 'refunded', refunded_amount: 2.32 } } } }),
+        expectResponse(200, {
+          body: { data: { status: 'refunded', payment: { status: 'refunded', refunded_amount: 2.32 } } },
+        }),
         expectNewEvents(stream, [{ type: 'OrderRefunded', data: { amount: 1320, refunded_total: 2320, at: now() } }]),
       ]);
     expect(rest.body.data.payment.refunded_amount).toBe(rest.body.data.pricing.total);
@@ -234,8 +261,12 @@ describe('live operations (/internal)', () => {
     await given(existingOrder(order, e.accepted(), e.preparationStarted()))
       .when(() => ops(order.order_id, 'cancel', { reason: 'out of chicken' }))
       .then([
-        expectResponse(200, { body: { data: { status: 'cancelled', cancellation: { by: 'restaurant', reason: 'out of chicken' } } } }),
-        expectNewEvents(orderStream(order.order_id), [{ type: 'OrderCancelled', data: { by: 'restaurant', reason: 'out of chicken', at: now() } }]),
+        expectResponse(200, {
+          body: { data: { status: 'cancelled', cancellation: { by: 'restaurant', reason: 'out of chicken' } } },
+        }),
+        expectNewEvents(orderStream(order.order_id), [
+          { type: 'OrderCancelled', data: { by: 'restaurant', reason: 'out of chicken', at: now() } },
+        ]),
       ]);
   });
 
@@ -250,7 +281,12 @@ describe('live operations (/internal)', () => {
 
 describe('auto-accept', () => {
   it('when a store auto-accepts, then a live cash order is placed and then confirmed by itself', async () => {
-    const id = await place(p.live, { store_id: 'kw-mutawa-pharmacy', items: [{ item_id: 'panadol-extra-24', quantity: 1 }], delivery_address: undefined, fulfilment: 'pickup' });
+    const id = await place(p.live, {
+      store_id: 'kw-mutawa-pharmacy',
+      items: [{ item_id: 'panadol-extra-24', quantity: 1 }],
+      delivery_address: undefined,
+      fulfilment: 'pickup',
+    });
     const status = await waitFor(
       async () => {
         const s = (await get(id, p.live)).body.data.status as string;

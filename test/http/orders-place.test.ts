@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const post = (body: Record<string, unknown>, key = newKey()) => t.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', key).send(body);
+const post = (body: Record<string, unknown>, key = newKey()) =>
+  t.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', key).send(body);
 
 describe('POST /v1/orders: placing', () => {
   it('when a sandbox key places a delivery order, then 201 with a placed sbx_ order priced by the service', async () => {
@@ -19,13 +20,31 @@ describe('POST /v1/orders: placing', () => {
     expect(res.status).toBe(201);
     const o = res.body.data;
     expect(o.id).toMatch(/^sbx_/);
-    expect(o).toMatchObject({ object: 'order', environment: 'sandbox', status: 'placed', fulfilment: 'delivery', reference: 'partner-ref-1' });
+    expect(o).toMatchObject({
+      object: 'order',
+      environment: 'sandbox',
+      status: 'placed',
+      fulfilment: 'delivery',
+      reference: 'partner-ref-1',
+    });
     expect(o.store).toEqual({ id: REEM.store_id, name: 'Shawarma Al Reem' });
     expect(o.order_number).toMatch(/^[2-9A-Z]{3}-[2-9A-Z]{3}$/);
     // (0.700 + 0.300 large + 0.100 toum) x 2 + 0.700 hummus = 2.900 KWD; 20% store offer (cap 1.5) = 0.580.
-    expect(o.pricing).toEqual({ subtotal: 2.9, delivery_fee: 0, tip: 0.5, discount: 0.58, total: 2.82, currency: 'KWD' });
+    expect(o.pricing).toEqual({
+      subtotal: 2.9,
+      delivery_fee: 0,
+      tip: 0.5,
+      discount: 0.58,
+      total: 2.82,
+      currency: 'KWD',
+    });
     expect(o.payment).toEqual({ method: 'cash', status: 'pending', refunded_amount: 0 });
-    expect(o.lines[0]).toMatchObject({ item_id: 'chicken-shawarma-wrap', quantity: 2, unit_price: 0.7, line_total: 2.2 });
+    expect(o.lines[0]).toMatchObject({
+      item_id: 'chicken-shawarma-wrap',
+      quantity: 2,
+      unit_price: 0.7,
+      line_total: 2.2,
+    });
     expect(o.updated_at).toBe(t.clock.now().toISOString());
   });
 
@@ -54,7 +73,10 @@ describe('POST /v1/orders: placing', () => {
       'REEM5',
       {
         store_id: 'dxb-shawarma-station',
-        items: [{ item_id: 'chicken-shawarma-wrap', quantity: 3, modifier_ids: ['size-regular'] }, { item_id: 'beef-shawarma-wrap', quantity: 1, modifier_ids: ['size-regular'] }],
+        items: [
+          { item_id: 'chicken-shawarma-wrap', quantity: 3, modifier_ids: ['size-regular'] },
+          { item_id: 'beef-shawarma-wrap', quantity: 1, modifier_ids: ['size-regular'] },
+        ],
         delivery_address: { ...ADDRESS, location: { lat: 25.0821, lng: 55.1465 } },
       },
     ],
@@ -83,7 +105,10 @@ describe('POST /v1/orders: placing', () => {
     const res = await post(
       orderBody({
         store_id: 'dxb-shawarma-station',
-        items: [{ item_id: 'chicken-shawarma-wrap', quantity: 3, modifier_ids: ['size-regular'] }, { item_id: 'beef-shawarma-wrap', quantity: 1, modifier_ids: ['size-regular'] }],
+        items: [
+          { item_id: 'chicken-shawarma-wrap', quantity: 3, modifier_ids: ['size-regular'] },
+          { item_id: 'beef-shawarma-wrap', quantity: 1, modifier_ids: ['size-regular'] },
+        ],
         delivery_address: { ...ADDRESS, location: { lat: 25.0821, lng: 55.1465 } },
       }),
     );
@@ -97,7 +122,14 @@ describe('POST /v1/orders: placing', () => {
 
 describe('POST /v1/orders: business errors', () => {
   it('when an item is sold out, then 422 item_unavailable naming the line', async () => {
-    const res = await post(orderBody({ items: [{ item_id: 'hummus', quantity: 3 }, { item_id: 'fresh-lemon-mint', quantity: 1 }] }));
+    const res = await post(
+      orderBody({
+        items: [
+          { item_id: 'hummus', quantity: 3 },
+          { item_id: 'fresh-lemon-mint', quantity: 1 },
+        ],
+      }),
+    );
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'item_unavailable', param: 'items[1].item_id' });
   });
@@ -131,7 +163,9 @@ describe('POST /v1/orders: business errors', () => {
 });
 
 describe('POST /v1/orders: validation', () => {
-  const wrap = (modifier_ids: string[]) => ({ items: [{ item_id: 'chicken-shawarma-wrap', quantity: 3, modifier_ids }] });
+  const wrap = (modifier_ids: string[]) => ({
+    items: [{ item_id: 'chicken-shawarma-wrap', quantity: 3, modifier_ids }],
+  });
   it.each([
     ['no lines', { items: [] }, 'items'],
     ['51 lines', { items: Array.from({ length: 51 }, () => ({ item_id: 'hummus', quantity: 1 })) }, 'items'],

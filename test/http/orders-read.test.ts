@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
-import { ApiSpecification, existingOrder, expectResponse, orderEvents as e, PICKUP, placedOrder } from '../support/api-spec.js';
+import {
+  ApiSpecification,
+  existingOrder,
+  expectResponse,
+  orderEvents as e,
+  PICKUP,
+  placedOrder,
+} from '../support/api-spec.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 let t: TestService;
@@ -115,7 +122,13 @@ describe('GET /v1/orders/{id}/tracking', () => {
       await advance(o.id);
     }
     const moving = await track(o.id);
-    expect(moving.body.data.timeline.map((e: { status: string }) => e.status)).toEqual(['placed', 'confirmed', 'preparing', 'ready', 'out_for_delivery']);
+    expect(moving.body.data.timeline.map((e: { status: string }) => e.status)).toEqual([
+      'placed',
+      'confirmed',
+      'preparing',
+      'ready',
+      'out_for_delivery',
+    ]);
     expect(moving.body.data.rider).toMatchObject({ name: 'Sandbox Rider', location: null });
     await advance(o.id);
     const done = await track(o.id);
@@ -129,7 +142,15 @@ describe('GET /v1/orders/{id}/tracking', () => {
   it('when a pickup order has been collected, then the timeline ends with completed and there is no rider', async () => {
     const minute = (m: number) => `2026-11-21T11:0${m}:00.000Z`;
     const order = placedOrder(p.id, 'sandbox', { ...PICKUP, at: minute(0) });
-    await given(existingOrder(order, e.accepted('sandbox', minute(1)), e.preparationStarted(minute(2)), e.packed(minute(3)), e.collected(minute(4))))
+    await given(
+      existingOrder(
+        order,
+        e.accepted('sandbox', minute(1)),
+        e.preparationStarted(minute(2)),
+        e.packed(minute(3)),
+        e.collected(minute(4)),
+      ),
+    )
       .when(() => track(order.order_id))
       .then(
         expectResponse(200, {
@@ -139,7 +160,10 @@ describe('GET /v1/orders/{id}/tracking', () => {
               status: 'completed',
               fulfilment: 'pickup',
               rider: null,
-              timeline: ['placed', 'confirmed', 'preparing', 'ready', 'completed'].map((status, m) => ({ status, at: minute(m) })),
+              timeline: ['placed', 'confirmed', 'preparing', 'ready', 'completed'].map((status, m) => ({
+                status,
+                at: minute(m),
+              })),
             },
           },
         }),

@@ -31,7 +31,11 @@ beforeAll(async () => {
   const logger = createLogger({ level: 'info', destination: sink });
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   stores = await openStores(config, { logger });
-  service = await buildService(config, stores, { logger, clock: systemClock, webhooks: { lease: { ttlMs: 6 * 3600_000, tickMs: 3600_000 } } });
+  service = await buildService(config, stores, {
+    logger,
+    clock: systemClock,
+    webhooks: { lease: { ttlMs: 6 * 3600_000, tickMs: 3600_000 } },
+  });
   await service.services.catalog.import(demoCatalog());
   api = http(service.app);
   key = (await new PartnerAdmin(stores.partners, systemClock, 1200).createPartner({ name: 'Poison' })).sandbox.key;
@@ -52,7 +56,9 @@ describe('an event whose stored data is not JSON', () => {
     const file = new Database(path.join(dataDir, 'events.db'));
     try {
       file
-        .prepare('INSERT INTO events (stream_id, revision, id, type, data, metadata, recorded_at) VALUES (?, 0, ?, ?, ?, ?, ?)')
+        .prepare(
+          'INSERT INTO events (stream_id, revision, id, type, data, metadata, recorded_at) VALUES (?, 0, ?, ?, ?, ?, ?)',
+        )
         .run('order-ord_poison', randomUUID(), 'OrderPlaced', '{"order_id": "ord_poison", ', '{}', Date.now());
     } finally {
       file.close();
@@ -68,11 +74,15 @@ describe('an event whose stored data is not JSON', () => {
       if (body!.data.checks.read_models !== 'ok') break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    expect(body!.data.checks.read_models).toMatch(/(^|; )orders-list stuck after position \d+ \(\d+ failures: SyntaxError: [^;]*\)/);
+    expect(body!.data.checks.read_models).toMatch(
+      /(^|; )orders-list stuck after position \d+ \(\d+ failures: SyntaxError: [^;]*\)/,
+    );
 
     // 1 s, 2 s, 4 s, ... between restarts: in 8 s a runner fails at most 5 times, not 8.
     await new Promise((resolve) => setTimeout(resolve, 8_000 - (Date.now() - started)));
-    const restarts = lines.filter((l) => l.msg === 'projection stopped; restarting from its checkpoint' && l.projection === 'orders-list');
+    const restarts = lines.filter(
+      (l) => l.msg === 'projection stopped; restarting from its checkpoint' && l.projection === 'orders-list',
+    );
     expect(restarts.length).toBeGreaterThanOrEqual(3);
     expect(restarts.length).toBeLessThanOrEqual(5);
     expect(restarts.map((l) => l.retry_in_ms)).toEqual([1000, 2000, 4000, 8000, 16000].slice(0, restarts.length));

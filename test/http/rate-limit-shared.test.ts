@@ -8,7 +8,12 @@ for (const server of mongoTestServers('shared rate limits (READ_STORE=mongodb)')
     const services: TestService[] = [];
     let p: TestPartner;
     beforeAll(async () => {
-      const env = { READ_STORE: 'mongodb', MONGODB_URL: server.url!, MONGODB_DB: uniqueDbName('ratelimit'), WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64') };
+      const env = {
+        READ_STORE: 'mongodb',
+        MONGODB_URL: server.url!,
+        MONGODB_DB: uniqueDbName('ratelimit'),
+        WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+      };
       // Two processes of one deployment: one event log (DATA_DIR, SQLite WAL) and one MongoDB.
       const dataDir = tempDataDir();
       services.push(await startTestService({ env, dataDir }), await startTestService({ env, dataDir }));

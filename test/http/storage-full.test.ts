@@ -35,7 +35,11 @@ beforeAll(async () => {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SQLITE_SYNCHRONOUS: 'NORMAL' });
   const clock = new ManualClock();
   stores = await openStores(config, { logger });
-  service = await buildService(config, stores, { logger, clock, webhooks: { lease: { ttlMs: 6 * 3600_000, tickMs: 3600_000 } } });
+  service = await buildService(config, stores, {
+    logger,
+    clock,
+    webhooks: { lease: { ttlMs: 6 * 3600_000, tickMs: 3600_000 } },
+  });
   await service.services.catalog.import(demoCatalog());
   api = http(service.app);
   key = (await new PartnerAdmin(stores.partners, clock, 1200).createPartner({ name: 'Full Disk' })).sandbox.key;
@@ -54,10 +58,15 @@ async function fillTheDisk(): Promise<void> {
   log.pragma(`max_page_count = ${log.pragma('page_count', { simple: true }) as number}`);
   for (let i = 0; ; i++) {
     try {
-      await stores.events.append(`filler-${i}`, [{ type: 'Filler', data: { i }, metadata: {} }], { expectedRevision: 'any' });
+      await stores.events.append(`filler-${i}`, [{ type: 'Filler', data: { i }, metadata: {} }], {
+        expectedRevision: 'any',
+      });
     } catch (err) {
       expect(err).toBeInstanceOf(StorageUnavailableError);
-      expect(err).toMatchObject({ reason: 'full', message: 'the event store cannot write: its storage is full (SQLITE_FULL)' });
+      expect(err).toMatchObject({
+        reason: 'full',
+        message: 'the event store cannot write: its storage is full (SQLITE_FULL)',
+      });
       return;
     }
   }
@@ -118,7 +127,11 @@ describe('the event store reports its background failures to the logger', () => 
       const deadline = Date.now() + 10_000;
       while (found.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(found).toHaveLength(1);
-      expect(found[0]).toMatchObject({ level: 50, msg: 'WAL checkpointer stopped; SQLite checkpoints on commit from now on', err: { message: 'WAL checkpoint failed: unable to open database file' } });
+      expect(found[0]).toMatchObject({
+        level: 50,
+        msg: 'WAL checkpointer stopped; SQLite checkpoints on commit from now on',
+        err: { message: 'WAL checkpoint failed: unable to open database file' },
+      });
       expect(stderr).not.toHaveBeenCalled();
       await store.append('s-1', [{ type: 'T', data: {}, metadata: {} }], { expectedRevision: 'any' });
     } finally {

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type TestPartner } from '../support/service.js';
 import { newKey, orderBody } from '../support/orders.js';
 import { DELIVERY_RETENTION_MS } from '../../src/webhooks/deliveries.js';
-import { register, startReceiver, startWebhookService, type Receiver, type WebhookService } from './webhooks-fixture.js';
+import {
+  register,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type WebhookService,
+} from './webhooks-fixture.js';
 
 let ts: WebhookService;
 let receiver: Receiver;
@@ -12,7 +18,8 @@ const ids: Record<string, string> = {};
 let orderA: string;
 
 const list = (query = '', key = p.sandbox) => ts.http.get(`/v1/webhooks/deliveries${query}`).set(bearer(key));
-const eventTypes = (res: { body: { data: Array<{ event_type: string; order_id: string | null }> } }) => res.body.data.map((d) => `${d.event_type}:${d.order_id === orderA ? 'A' : d.order_id ? 'B' : '-'}`);
+const eventTypes = (res: { body: { data: Array<{ event_type: string; order_id: string | null }> } }) =>
+  res.body.data.map((d) => `${d.event_type}:${d.order_id === orderA ? 'A' : d.order_id ? 'B' : '-'}`);
 
 // Four deliveries a second apart: A created, A confirmed, B created, a test event the receiver refuses
 // (plus one test event of another partner).
@@ -24,7 +31,9 @@ beforeAll(async () => {
   other = await ts.partner('Other');
   await register(ts, p.sandbox, receiver.url);
   await register(ts, other.sandbox, receiver.url);
-  const place = async () => (await ts.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', newKey()).send(orderBody())).body.data.id as string;
+  const place = async () =>
+    (await ts.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', newKey()).send(orderBody())).body
+      .data.id as string;
   // Each step is delivered before the clock moves on, so every delivery has its own time.
   const step = async (n: number, act: () => Promise<unknown>) => {
     await act();
@@ -37,7 +46,8 @@ beforeAll(async () => {
   await step(3, place);
   await step(4, () => ts.http.post('/v1/webhooks/test').set(bearer(p.sandbox)).send({}));
   await step(5, () => ts.http.post('/v1/webhooks/test').set(bearer(other.sandbox)).send({}));
-  for (const d of (await list()).body.data) ids[`${d.event_type}:${d.order_id === orderA ? 'A' : d.order_id ? 'B' : '-'}`] = d.id;
+  for (const d of (await list()).body.data)
+    ids[`${d.event_type}:${d.order_id === orderA ? 'A' : d.order_id ? 'B' : '-'}`] = d.id;
 });
 afterAll(async () => {
   await receiver.close();
@@ -50,11 +60,42 @@ describe('GET /v1/webhooks/deliveries', () => {
     expect(res.status).toBe(200);
     expect(eventTypes(res)).toEqual(['webhook.test:-', 'order.created:B', 'order.status_changed:A', 'order.created:A']);
     const created = res.body.data[3];
-    expect(Object.keys(created)).toEqual(['id', 'object', 'event_id', 'event_type', 'order_id', 'url', 'status', 'attempt_count', 'next_attempt_at', 'created_at', 'updated_at', 'attempts']);
-    expect(created).toMatchObject({ object: 'webhook_delivery', order_id: orderA, url: receiver.url, status: 'succeeded', attempt_count: 1, next_attempt_at: null });
+    expect(Object.keys(created)).toEqual([
+      'id',
+      'object',
+      'event_id',
+      'event_type',
+      'order_id',
+      'url',
+      'status',
+      'attempt_count',
+      'next_attempt_at',
+      'created_at',
+      'updated_at',
+      'attempts',
+    ]);
+    expect(created).toMatchObject({
+      object: 'webhook_delivery',
+      order_id: orderA,
+      url: receiver.url,
+      status: 'succeeded',
+      attempt_count: 1,
+      next_attempt_at: null,
+    });
     expect(created.id).toMatch(/^whd_/);
-    expect(created.event_id).toBe(receiver.received.find((r) => r.event.type === 'order.created' && r.event.data.order?.id === orderA)!.event.id);
-    expect(created.attempts).toEqual([{ at: created.created_at, trigger: 'schedule', url: receiver.url, status: 200, duration_ms: expect.any(Number), error: null }]);
+    expect(created.event_id).toBe(
+      receiver.received.find((r) => r.event.type === 'order.created' && r.event.data.order?.id === orderA)!.event.id,
+    );
+    expect(created.attempts).toEqual([
+      {
+        at: created.created_at,
+        trigger: 'schedule',
+        url: receiver.url,
+        status: 200,
+        duration_ms: expect.any(Number),
+        error: null,
+      },
+    ]);
     expect(res.body.pagination).toEqual({ limit: 10, has_more: false, next_starting_after: null });
   });
 
@@ -70,14 +111,19 @@ describe('GET /v1/webhooks/deliveries', () => {
 
   it('when filtered by order id or event id, then only that order or event is listed', async () => {
     expect(eventTypes(await list(`?order_id=${orderA}`))).toEqual(['order.status_changed:A', 'order.created:A']);
-    const one = (await ts.http.get(`/v1/webhooks/deliveries/${ids['order.status_changed:A']}`).set(bearer(p.sandbox))).body.data;
+    const one = (await ts.http.get(`/v1/webhooks/deliveries/${ids['order.status_changed:A']}`).set(bearer(p.sandbox)))
+      .body.data;
     expect(eventTypes(await list(`?event_id=${one.event_id}`))).toEqual(['order.status_changed:A']);
   });
 
   it('when paged with limit and starting_after, then the pages join up without gaps or repeats', async () => {
     const page1 = await list('?limit=3');
     expect(eventTypes(page1)).toEqual(['webhook.test:-', 'order.created:B', 'order.status_changed:A']);
-    expect(page1.body.pagination).toEqual({ limit: 3, has_more: true, next_starting_after: ids['order.status_changed:A'] });
+    expect(page1.body.pagination).toEqual({
+      limit: 3,
+      has_more: true,
+      next_starting_after: ids['order.status_changed:A'],
+    });
     const page2 = await list(`?limit=3&starting_after=${page1.body.pagination.next_starting_after}`);
     expect(eventTypes(page2)).toEqual(['order.created:A']);
     expect(page2.body.pagination).toEqual({ limit: 3, has_more: false, next_starting_after: null });
@@ -124,6 +170,8 @@ describe('retention', () => {
     ts.clock.advance(1);
     expect(eventTypes(await list())).toEqual(['webhook.test:-', 'order.created:B', 'order.status_changed:A']);
     expect((await ts.http.get(`/v1/webhooks/deliveries/${oldest}`).set(bearer(p.sandbox))).status).toBe(404);
-    expect((await ts.http.post(`/v1/webhooks/deliveries/${oldest}/redeliver`).set(bearer(p.sandbox)).send({})).status).toBe(404);
+    expect(
+      (await ts.http.post(`/v1/webhooks/deliveries/${oldest}/redeliver`).set(bearer(p.sandbox)).send({})).status,
+    ).toBe(404);
   });
 });

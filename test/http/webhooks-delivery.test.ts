@@ -2,7 +2,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type TestPartner } from '../support/service.js';
 import { newKey, orderBody } from '../support/orders.js';
 import { verifySignature } from '../../src/webhooks/signing.js';
-import { expectStripeVerifies, register, startReceiver, startWebhookService, type Receiver, type Received, type WebhookService } from './webhooks-fixture.js';
+import {
+  expectStripeVerifies,
+  register,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type Received,
+  type WebhookService,
+} from './webhooks-fixture.js';
 
 let ts: WebhookService;
 let receiver: Receiver;
@@ -27,20 +35,31 @@ async function placeOrder(key: string, fulfilment: 'delivery' | 'pickup' = 'deli
 }
 
 async function advance(key: string, id: string, times: number): Promise<void> {
-  for (let i = 0; i < times; i++) expect((await ts.http.post(`/v1/sandbox/orders/${id}/advance`).set(bearer(key)).send({})).status).toBe(200);
+  for (let i = 0; i < times; i++)
+    expect((await ts.http.post(`/v1/sandbox/orders/${id}/advance`).set(bearer(key)).send({})).status).toBe(200);
 }
 
-const summary = (r: Received) => [r.event.type, r.event.data.order?.status ?? null, r.event.data.previous_status ?? null];
+const summary = (r: Received) => [
+  r.event.type,
+  r.event.data.order?.status ?? null,
+  r.event.data.previous_status ?? null,
+];
 
 function expectWellFormed(r: Received, secret: string, orderId: string): void {
   expectStripeVerifies(r, secret, ts.clock);
-  expect(verifySignature({ header: r.headers['service-signature'] as string, body: r.body, secret, now: ts.clock.now() }).ok).toBe(true);
+  expect(
+    verifySignature({ header: r.headers['service-signature'] as string, body: r.body, secret, now: ts.clock.now() }).ok,
+  ).toBe(true);
   expect(r.headers['content-type']).toBe('application/json');
   expect(r.headers['service-event-id']).toBe(r.event.id);
   expect(r.headers['service-event-type']).toBe(r.event.type);
   expect(r.headers['service-signature']).toMatch(new RegExp(`^t=${r.headers['service-timestamp']},v1=[0-9a-f]{64}$`));
   expect(Object.keys(r.event)).toEqual(['id', 'object', 'type', 'created', 'environment', 'data']);
-  expect(r.event).toMatchObject({ object: 'event', environment: 'sandbox', data: { order: { id: orderId, object: 'order', environment: 'sandbox' } } });
+  expect(r.event).toMatchObject({
+    object: 'event',
+    environment: 'sandbox',
+    data: { order: { id: orderId, object: 'order', environment: 'sandbox' } },
+  });
   expect(r.event.id).toMatch(/^evt_/);
 }
 
@@ -95,7 +114,10 @@ describe('sandbox orders reach a real receiver', () => {
       ['order.status_changed', 'preparing', 'confirmed'],
     ]);
     const list = await ts.http.get('/v1/webhooks/deliveries').set(bearer(p.sandbox));
-    expect(list.body.data.map((d: { event_type: string }) => d.event_type)).toEqual(['order.status_changed', 'order.status_changed']);
+    expect(list.body.data.map((d: { event_type: string }) => d.event_type)).toEqual([
+      'order.status_changed',
+      'order.status_changed',
+    ]);
   });
 
   it('when another partner or the live environment has an order, then this endpoint gets nothing of it', async () => {
@@ -127,7 +149,11 @@ describe('at-least-once dispatch', () => {
     expect(log.body.data.map((d: { attempt_count: number }) => d.attempt_count)).toEqual([1, 1]);
     for (const d of log.body.data) {
       const recorded = await ts.stores.events.readStream(`webhook-delivery-${d.id}`);
-      expect(recorded.map((e) => e.type)).toEqual(['WebhookDeliveryScheduled', 'WebhookAttemptStarted', 'WebhookAttemptSucceeded']);
+      expect(recorded.map((e) => e.type)).toEqual([
+        'WebhookDeliveryScheduled',
+        'WebhookAttemptStarted',
+        'WebhookAttemptSucceeded',
+      ]);
     }
   });
 });
@@ -155,14 +181,28 @@ describe('POST /v1/webhooks/test', () => {
     const { p, secret } = await setUp(['order.created']);
     const res = await ts.http.post('/v1/webhooks/test').set(bearer(p.sandbox)).send({});
     expect(res.status).toBe(202);
-    expect(res.body.data).toMatchObject({ object: 'webhook_delivery', event_type: 'webhook.test', order_id: null, url: receiver.url });
+    expect(res.body.data).toMatchObject({
+      object: 'webhook_delivery',
+      event_type: 'webhook.test',
+      order_id: null,
+      url: receiver.url,
+    });
     const [r] = await receiver.waitFor(1);
     expectStripeVerifies(r!, secret, ts.clock);
-    expect(r!.event).toMatchObject({ id: res.body.data.event_id, type: 'webhook.test', environment: 'sandbox', data: { partner_id: p.id } });
+    expect(r!.event).toMatchObject({
+      id: res.body.data.event_id,
+      type: 'webhook.test',
+      environment: 'sandbox',
+      data: { partner_id: p.id },
+    });
     expect(typeof r!.event.data.message).toBe('string');
     await ts.scheduler.runDue();
     const after = await ts.http.get(`/v1/webhooks/deliveries/${res.body.data.id}`).set(bearer(p.sandbox));
-    expect(after.body.data).toMatchObject({ status: 'succeeded', attempt_count: 1, attempts: [{ status: 200, error: null }] });
+    expect(after.body.data).toMatchObject({
+      status: 'succeeded',
+      attempt_count: 1,
+      attempts: [{ status: 200, error: null }],
+    });
   });
 
   it('when no endpoint is registered, then 409 webhook_endpoint_not_configured', async () => {

@@ -5,9 +5,21 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../support/service.js';
 import { computeSignature, parseSignatureHeader, verifySignature } from '../../src/webhooks/signing.js';
-import { decryptSecret, KEY_FILE_NAME, loadOrCreateKeyFile, parseKeyFromConfig } from '../../src/webhooks/secret-box.js';
+import {
+  decryptSecret,
+  KEY_FILE_NAME,
+  loadOrCreateKeyFile,
+  parseKeyFromConfig,
+} from '../../src/webhooks/secret-box.js';
 import { ROTATION_OVERLAP_MS } from '../../src/webhooks/endpoints.js';
-import { expectStripeVerifies, register, startReceiver, startWebhookService, type Receiver, type WebhookService } from './webhooks-fixture.js';
+import {
+  expectStripeVerifies,
+  register,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type WebhookService,
+} from './webhooks-fixture.js';
 
 const PUBLIC_IP = '93.184.216.34';
 /** The injected resolver: names the tests control; anything else does not resolve. */
@@ -30,7 +42,8 @@ describe('registration with the URL guard on (production rules)', () => {
     ts = await startWebhookService({ env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'false' }, webhooks: { resolve } });
   });
   afterAll(() => ts.close());
-  const put = async (key: string, body: Record<string, unknown>) => ts.http.put('/v1/webhooks/endpoint').set(bearer(key)).send(body);
+  const put = async (key: string, body: Record<string, unknown>) =>
+    ts.http.put('/v1/webhooks/endpoint').set(bearer(key)).send(body);
 
   it.each([
     ['loopback', 'https://127.0.0.1/hooks', /loopback/],
@@ -44,20 +57,35 @@ describe('registration with the URL guard on (production rules)', () => {
     ['IPv6 unique-local', 'https://[fd00::1]/hooks', /unique-local/],
     ['IPv6 link-local', 'https://[fe80::1]/hooks', /link-local/],
     ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hooks', /loopback address inside an IPv4-mapped/],
-    ['a name resolving to a private address', 'https://internal.example.com/hooks', /resolves to a private \(RFC 1918\) address/],
-    ['a name resolving to the metadata address', 'https://metadata.example.com/hooks', /resolves to a link-local address/],
+    [
+      'a name resolving to a private address',
+      'https://internal.example.com/hooks',
+      /resolves to a private \(RFC 1918\) address/,
+    ],
+    [
+      'a name resolving to the metadata address',
+      'https://metadata.example.com/hooks',
+      /resolves to a link-local address/,
+    ],
     ['a name with one private address among public ones', 'https://mixed.example.com/hooks', /resolves to a private/],
-    ['a name with a unique-local IPv6 address', 'https://six.example.com/hooks', /resolves to a unique-local IPv6 address/],
+    [
+      'a name with a unique-local IPv6 address',
+      'https://six.example.com/hooks',
+      /resolves to a unique-local IPv6 address/,
+    ],
     ['plain http', 'http://hooks.example.com/hooks', /must use https/],
     ['a name that does not resolve', 'https://nowhere.example.com/hooks', /could not be resolved/],
-  ])('when the URL is %s, then 400 validation_error on url with the reason, and nothing is registered', async (_name, url, reason) => {
-    const p = await ts.partner();
-    const res = await put(p.live, { url });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'validation_error', param: 'url' });
-    expect(res.body.error.message).toMatch(reason);
-    expect(await ts.stores.webhookEndpoints.get(p.id, 'live')).toBeNull();
-  });
+  ])(
+    'when the URL is %s, then 400 validation_error on url with the reason, and nothing is registered',
+    async (_name, url, reason) => {
+      const p = await ts.partner();
+      const res = await put(p.live, { url });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'validation_error', param: 'url' });
+      expect(res.body.error.message).toMatch(reason);
+      expect(await ts.stores.webhookEndpoints.get(p.id, 'live')).toBeNull();
+    },
+  );
 
   it('when the name resolves to public addresses only, then it is registered', async () => {
     const p = await ts.partner();
@@ -76,7 +104,8 @@ describe('registration, secrets and rotation', () => {
     await receiver.close();
     await ts.close();
   });
-  const put = async (key: string, body: Record<string, unknown>) => ts.http.put('/v1/webhooks/endpoint').set(bearer(key)).send(body);
+  const put = async (key: string, body: Record<string, unknown>) =>
+    ts.http.put('/v1/webhooks/endpoint').set(bearer(key)).send(body);
 
   it('when registered first, then 201 shows the secret once; a later PUT answers 200, changes url and events, and never shows it', async () => {
     const p = await ts.partner();
@@ -95,10 +124,17 @@ describe('registration, secrets and rotation', () => {
       updated_at: ts.clock.now().toISOString(),
     });
     ts.clock.advance(1000);
-    const second = await put(p.sandbox, { url: `${receiver.url}/v2`, events: ['order.created', 'order.refunded', 'order.created'] });
+    const second = await put(p.sandbox, {
+      url: `${receiver.url}/v2`,
+      events: ['order.created', 'order.refunded', 'order.created'],
+    });
     expect(second.status).toBe(200);
     expect(second.body.data).not.toHaveProperty('secret');
-    expect(second.body.data).toMatchObject({ url: `${receiver.url}/v2`, events: ['order.created', 'order.refunded'], secret_hint: secret.slice(-4) });
+    expect(second.body.data).toMatchObject({
+      url: `${receiver.url}/v2`,
+      events: ['order.created', 'order.refunded'],
+      secret_hint: secret.slice(-4),
+    });
     expect(second.body.data.updated_at).not.toBe(second.body.data.created_at);
     // The live environment has its own endpoint.
     expect((await put(p.live, { url: receiver.url })).status).toBe(201);
@@ -118,7 +154,9 @@ describe('registration, secrets and rotation', () => {
     const res = await put(p.sandbox, { url: receiver.url });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('insufficient_scope');
-    expect((await ts.http.post('/v1/webhooks/endpoint/rotate-secret').set(bearer(p.sandbox)).send({})).status).toBe(403);
+    expect((await ts.http.post('/v1/webhooks/endpoint/rotate-secret').set(bearer(p.sandbox)).send({})).status).toBe(
+      403,
+    );
     expect((await ts.http.post('/v1/webhooks/test').set(bearer(p.sandbox)).send({})).status).toBe(403);
   });
 
@@ -154,7 +192,10 @@ describe('registration, secrets and rotation', () => {
     const during = (await receiver.waitFor(seen + 1))[seen]!;
     const header = during.headers['service-signature'] as string;
     const parsed = parseSignatureHeader(header)!;
-    expect(parsed.v1).toEqual([computeSignature(newSecret, parsed.timestamp, during.body), computeSignature(oldSecret, parsed.timestamp, during.body)]);
+    expect(parsed.v1).toEqual([
+      computeSignature(newSecret, parsed.timestamp, during.body),
+      computeSignature(oldSecret, parsed.timestamp, during.body),
+    ]);
     expectStripeVerifies(during, newSecret, ts.clock);
     expectStripeVerifies(during, oldSecret, ts.clock);
     expect(verifySignature({ header, body: during.body, secret: oldSecret, now: ts.clock.now() }).ok).toBe(true);
@@ -164,7 +205,16 @@ describe('registration, secrets and rotation', () => {
     const after = (await receiver.waitFor(seen + 2))[seen + 1]!;
     expect(parseSignatureHeader(after.headers['service-signature'] as string)!.v1).toHaveLength(1);
     expectStripeVerifies(after, newSecret, ts.clock);
-    expect(() => Stripe.webhooks.signature!.verifyHeader(after.body, after.headers['service-signature'] as string, oldSecret, 300, undefined, ts.clock.now().getTime())).toThrow(/signature/i);
+    expect(() =>
+      Stripe.webhooks.signature!.verifyHeader(
+        after.body,
+        after.headers['service-signature'] as string,
+        oldSecret,
+        300,
+        undefined,
+        ts.clock.now().getTime(),
+      ),
+    ).toThrow(/signature/i);
   });
 
   it('when rotating without an endpoint, then 409 webhook_endpoint_not_configured', async () => {

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../support/service.js';
 import { newKey, orderBody } from '../support/orders.js';
-import { register, startReceiver, startWebhookService, type Receiver, type WebhookService } from './webhooks-fixture.js';
+import {
+  register,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type WebhookService,
+} from './webhooks-fixture.js';
 
 let ts: WebhookService;
 let slow: Receiver;
@@ -21,7 +27,8 @@ afterAll(async () => {
   await ts.close();
 });
 
-const place = (key: string) => ts.http.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', newKey()).send(orderBody());
+const place = (key: string) =>
+  ts.http.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', newKey()).send(orderBody());
 
 describe('bounded concurrency', () => {
   it('when one endpoint is slow with many events, then it holds at most its share of attempts and another partner is served at once', async () => {

@@ -50,7 +50,10 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       new Promise((resolve, reject) => {
         const done = () => resolve(receiver.received.slice(0, count));
         if (receiver.received.length >= count) return done();
-        const timer = setTimeout(() => reject(new Error(`receiver got ${receiver.received.length} of ${count} requests`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${receiver.received.length} of ${count} requests`)),
+          timeoutMs,
+        );
         waiters.push({ count, resolve: () => (clearTimeout(timer), done()) });
       }),
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
@@ -61,7 +64,12 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const n = receiver.received.length;
-      const received: Received = { headers: req.headers, body, event: JSON.parse(body) as ReceivedEvent, arrivedAt: performance.now() };
+      const received: Received = {
+        headers: req.headers,
+        body,
+        event: JSON.parse(body) as ReceivedEvent,
+        arrivedAt: performance.now(),
+      };
       receiver.received.push(received);
       res.on('finish', () => (received.answeredAt = performance.now()));
       for (const w of waiters.filter((x) => receiver.received.length >= x.count)) w.resolve();
@@ -81,16 +89,21 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
 export function expectStripeVerifies(r: Received, secret: string, clock: ManualClock): void {
   const header = r.headers['service-signature'];
   expect(typeof header).toBe('string');
-  expect(Stripe.webhooks.signature!.verifyHeader(r.body, header as string, secret, 300, undefined, clock.now().getTime())).toBe(true);
+  expect(
+    Stripe.webhooks.signature!.verifyHeader(r.body, header as string, secret, 300, undefined, clock.now().getTime()),
+  ).toBe(true);
 }
 
 /** A test service whose webhooks may go to loopback receivers over http. */
-export async function startWebhookService(options: { dataDir?: string; clock?: ManualClock; env?: Record<string, string>; webhooks?: WebhookOptions } = {}) {
+export async function startWebhookService(
+  options: { dataDir?: string; clock?: ManualClock; env?: Record<string, string>; webhooks?: WebhookOptions } = {},
+) {
   const t = await startTestService({ ...options, env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', ...options.env } });
   return {
     ...t,
     scheduler: t.service.webhooks.scheduler,
-    partner: (name = 'Webhook Partner', scopes?: Scope[]): Promise<TestPartner> => t.partner({ name, ...(scopes ? { scopes } : {}) }),
+    partner: (name = 'Webhook Partner', scopes?: Scope[]): Promise<TestPartner> =>
+      t.partner({ name, ...(scopes ? { scopes } : {}) }),
   };
 }
 
@@ -98,7 +111,10 @@ export type WebhookService = Awaited<ReturnType<typeof startWebhookService>>;
 
 /** Registers `url` for the key's environment and returns the signing secret from the 201. */
 export async function register(ts: WebhookService, key: string, url: string, events?: string[]): Promise<string> {
-  const res = await ts.http.put('/v1/webhooks/endpoint').set(bearer(key)).send({ url, ...(events ? { events } : {}) });
+  const res = await ts.http
+    .put('/v1/webhooks/endpoint')
+    .set(bearer(key))
+    .send({ url, ...(events ? { events } : {}) });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data.secret as string;
 }

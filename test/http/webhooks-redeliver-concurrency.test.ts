@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, tempDataDir, type TestPartner } from '../support/service.js';
-import { register, startReceiver, startWebhookService, type Receiver, type WebhookService } from './webhooks-fixture.js';
+import {
+  register,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type WebhookService,
+} from './webhooks-fixture.js';
 
 // Two replicas (two services on one DATA_DIR: one event log) answer redeliveries of the same
 // delivery at once, as behind the compose proxy. Each accepted redelivery must be one recorded
@@ -20,7 +26,11 @@ beforeAll(async () => {
   // Replica ids of two hosts: both services run in this process, whose own pid would otherwise
   // tell each that the other's claims belong to a process that is gone.
   a = await startWebhookService({ dataDir, webhooks: { timeoutMs: 8000, lease: { holder: 'host-a/1/a' } } });
-  b = await startWebhookService({ dataDir, clock: a.clock, webhooks: { timeoutMs: 8000, lease: { holder: 'host-b/1/b' } } });
+  b = await startWebhookService({
+    dataDir,
+    clock: a.clock,
+    webhooks: { timeoutMs: 8000, lease: { holder: 'host-b/1/b' } },
+  });
   receiver = await startReceiver();
   p = await a.partner();
   await register(a, p.sandbox, receiver.url);
@@ -45,7 +55,9 @@ describe('concurrent redeliveries of one delivery', () => {
     const before = (await a.http.get(`/v1/webhooks/deliveries/${id}`).set(bearer(p.sandbox))).body.data;
     expect(before.attempt_count).toBe(1);
     const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).http.post(`/v1/webhooks/deliveries/${id}/redeliver`).set(bearer(p.sandbox)).send({})),
+      Array.from({ length: 30 }, (_, i) =>
+        (i % 2 === 0 ? a : b).http.post(`/v1/webhooks/deliveries/${id}/redeliver`).set(bearer(p.sandbox)).send({}),
+      ),
     );
     const accepted = answers.filter((r) => r.status === 200);
     const refused = answers.filter((r) => r.status !== 200);

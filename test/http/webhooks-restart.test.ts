@@ -22,7 +22,11 @@ describe('restart in the middle of a retry schedule', () => {
     const first = await startWebhookService({ dataDir, clock });
     const p = await first.partner();
     await register(first, p.sandbox, receiver.url);
-    const placed = await first.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', newKey()).send(orderBody());
+    const placed = await first.http
+      .post('/v1/orders')
+      .set(bearer(p.sandbox))
+      .set('Idempotency-Key', newKey())
+      .send(orderBody());
     expect(placed.status).toBe(201);
     await receiver.waitFor(1);
     await first.scheduler.runDue();
@@ -31,7 +35,11 @@ describe('restart in the middle of a retry schedule', () => {
     expect(receiver.received).toHaveLength(2);
     const before = (await first.http.get('/v1/webhooks/deliveries').set(bearer(p.sandbox))).body.data;
     expect(before).toHaveLength(1);
-    expect(before[0]).toMatchObject({ status: 'retrying', attempt_count: 2, next_attempt_at: new Date(clock.now().getTime() + 5 * 60_000).toISOString() });
+    expect(before[0]).toMatchObject({
+      status: 'retrying',
+      attempt_count: 2,
+      next_attempt_at: new Date(clock.now().getTime() + 5 * 60_000).toISOString(),
+    });
     await first.stop();
 
     clock.advance(5 * 60_000); // the third attempt falls due while the service is down
@@ -47,7 +55,12 @@ describe('restart in the middle of a retry schedule', () => {
       expect(receiver.received).toHaveLength(3);
       const after = (await second.http.get('/v1/webhooks/deliveries').set(bearer(p.sandbox))).body.data;
       expect(after).toHaveLength(1);
-      expect(after[0]).toMatchObject({ id: before[0].id, status: 'succeeded', attempt_count: 3, next_attempt_at: null });
+      expect(after[0]).toMatchObject({
+        id: before[0].id,
+        status: 'succeeded',
+        attempt_count: 3,
+        next_attempt_at: null,
+      });
       expect(after[0].attempts.map((a: { status: number }) => a.status)).toEqual([500, 500, 200]);
     } finally {
       await second.stop();

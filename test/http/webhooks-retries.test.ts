@@ -1,7 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type TestPartner } from '../support/service.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule.js';
-import { expectStripeVerifies, register, startReceiver, startWebhookService, type Receiver, type WebhookService } from './webhooks-fixture.js';
+import {
+  expectStripeVerifies,
+  register,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type WebhookService,
+} from './webhooks-fixture.js';
 
 let ts: WebhookService;
 let receiver: Receiver;
@@ -11,7 +18,10 @@ beforeAll(async () => {
 afterAll(() => ts.close());
 afterEach(() => receiver?.close());
 
-async function testDelivery(status: (n: number) => number, headers?: Record<string, string>): Promise<{ p: TestPartner; secret: string; id: string; startedAt: number }> {
+async function testDelivery(
+  status: (n: number) => number,
+  headers?: Record<string, string>,
+): Promise<{ p: TestPartner; secret: string; id: string; startedAt: number }> {
   receiver = await startReceiver();
   receiver.reply = (n) => ({ status: status(n), ...(headers ? { headers } : {}) });
   const p = await ts.partner();
@@ -24,12 +34,17 @@ async function testDelivery(status: (n: number) => number, headers?: Record<stri
   return { p, secret, id: res.body.data.id as string, startedAt };
 }
 
-const delivery = async (p: TestPartner, id: string) => (await ts.http.get(`/v1/webhooks/deliveries/${id}`).set(bearer(p.sandbox))).body.data;
+const delivery = async (p: TestPartner, id: string) =>
+  (await ts.http.get(`/v1/webhooks/deliveries/${id}`).set(bearer(p.sandbox))).body.data;
 
 describe('retries', () => {
   it('when the receiver fails 3 times, then it is retried after 1, 5 and 30 minutes, succeeds, and each attempt is logged', async () => {
     const { p, secret, id, startedAt } = await testDelivery((n) => (n < 3 ? 500 : 204));
-    expect(await delivery(p, id)).toMatchObject({ status: 'retrying', attempt_count: 1, next_attempt_at: new Date(startedAt + 60_000).toISOString() });
+    expect(await delivery(p, id)).toMatchObject({
+      status: 'retrying',
+      attempt_count: 1,
+      next_attempt_at: new Date(startedAt + 60_000).toISOString(),
+    });
 
     ts.clock.advance(59_000);
     await ts.scheduler.runDue();
@@ -77,7 +92,12 @@ describe('retries', () => {
     const res = await ts.http.post(`/v1/webhooks/deliveries/${id}/redeliver`).set(bearer(p.sandbox)).send({});
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id, status: 'succeeded', attempt_count: 8 });
-    expect(res.body.data.attempts[7]).toMatchObject({ trigger: 'redelivery', status: 200, error: null, at: ts.clock.now().toISOString() });
+    expect(res.body.data.attempts[7]).toMatchObject({
+      trigger: 'redelivery',
+      status: 200,
+      error: null,
+      at: ts.clock.now().toISOString(),
+    });
     const [first, last] = [receiver.received[0]!, receiver.received[7]!];
     expect(last.body).toBe(first.body);
     expect(last.headers['service-event-id']).toBe(first.headers['service-event-id']);
@@ -104,7 +124,10 @@ describe('retries', () => {
       const { p, id } = await testDelivery(() => 302, { Location: target.url });
       const d = await delivery(p, id);
       // The status says what happened; the target is not repeated (see test/security/webhook-urls.test.ts).
-      expect(d.attempts[0]).toMatchObject({ status: 302, error: 'redirect not followed: webhooks must answer 2xx themselves' });
+      expect(d.attempts[0]).toMatchObject({
+        status: 302,
+        error: 'redirect not followed: webhooks must answer 2xx themselves',
+      });
       expect(d.status).toBe('retrying');
       expect(target.received).toHaveLength(0);
     } finally {
@@ -126,7 +149,8 @@ describe('the URL guard at delivery time', () => {
       dns['hooks.example.com'] = ['10.0.0.1']; // DNS rebinding after registration
       const res = await guarded.http.post('/v1/webhooks/test').set(bearer(p.sandbox)).send({});
       await guarded.scheduler.runDue();
-      const d = (await guarded.http.get(`/v1/webhooks/deliveries/${res.body.data.id}`).set(bearer(p.sandbox))).body.data;
+      const d = (await guarded.http.get(`/v1/webhooks/deliveries/${res.body.data.id}`).set(bearer(p.sandbox))).body
+        .data;
       expect(d).toMatchObject({ status: 'retrying', attempt_count: 1 });
       expect(d.attempts[0]).toMatchObject({ status: null, duration_ms: 0 });
       expect(d.attempts[0].error).toBe('refused before sending: host resolves to a non-public address');
@@ -134,7 +158,8 @@ describe('the URL guard at delivery time', () => {
       dns['hooks.example.com'] = ['::ffff:169.254.169.254'];
       guarded.clock.advance(60_000);
       await guarded.scheduler.runDue();
-      const again = (await guarded.http.get(`/v1/webhooks/deliveries/${res.body.data.id}`).set(bearer(p.sandbox))).body.data;
+      const again = (await guarded.http.get(`/v1/webhooks/deliveries/${res.body.data.id}`).set(bearer(p.sandbox))).body
+        .data;
       expect(again.attempts[1].error).toBe('refused before sending: host resolves to a non-public address');
     } finally {
       await guarded.close();

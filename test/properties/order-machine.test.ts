@@ -27,9 +27,9 @@ const SPEC_TRANSITIONS: ReadonlyArray<readonly [From, OrderStatus]> = [
   ['ready', 'completed'],
   ['placed', 'cancelled'],
   ['confirmed', 'cancelled'],
-  ...(['preparing', 'ready', 'out_for_delivery', 'delivered', 'completed', 'partially_refunded', 'refunded'] as const).map(
-    (s) => [s, 'cancelled'] as const,
-  ),
+  ...(
+    ['preparing', 'ready', 'out_for_delivery', 'delivered', 'completed', 'partially_refunded', 'refunded'] as const
+  ).map((s) => [s, 'cancelled'] as const),
   ...(['delivered', 'completed', 'cancelled', 'partially_refunded'] as const).flatMap((s) => [
     [s, 'partially_refunded'] as const,
     [s, 'refunded'] as const,
@@ -53,9 +53,16 @@ const amount = fc.oneof(
 const reason = fc.option(fc.string({ maxLength: 20 }), { nil: null });
 
 const place: fc.Arbitrary<OrderCommand> = fc
-  .record({ fulfilment: fc.constantFrom<Fulfilment>('delivery', 'pickup'), method: fc.constantFrom<PaymentMethod>('cash', 'card') })
+  .record({
+    fulfilment: fc.constantFrom<Fulfilment>('delivery', 'pickup'),
+    method: fc.constantFrom<PaymentMethod>('cash', 'card'),
+  })
   .map(({ fulfilment, method }): OrderCommand => {
-    const { placed_at: _p, at: _a, ...order } = placedData({
+    const {
+      placed_at: _p,
+      at: _a,
+      ...order
+    } = placedData({
       fulfilment,
       payment_method: method,
       delivery_address: fulfilment === 'pickup' ? null : placedData().delivery_address,
@@ -92,13 +99,22 @@ const command: fc.Arbitrary<OrderCommand> = fc.oneof(
     ),
     weight: 12,
   },
-  { arbitrary: fc.constantFrom<OrderCommand>({ type: 'recordPaymentFailed', reason: 'declined' }, { type: 'refund' }), weight: 2 },
+  {
+    arbitrary: fc.constantFrom<OrderCommand>({ type: 'recordPaymentFailed', reason: 'declined' }, { type: 'refund' }),
+    weight: 2,
+  },
   { arbitrary: amount.map((a): OrderCommand => ({ type: 'refund', amount: a })), weight: 4 },
-  { arbitrary: amount.map((a): OrderCommand => ({ type: 'recordPaymentSucceeded', amount: a, provider_ref: 'pi_1' })), weight: 2 },
+  {
+    arbitrary: amount.map((a): OrderCommand => ({ type: 'recordPaymentSucceeded', amount: a, provider_ref: 'pi_1' })),
+    weight: 2,
+  },
 );
 /** Mostly histories that start by placing an order; sometimes commands on an unplaced order. */
 const commands = fc.oneof(
-  { arbitrary: fc.tuple(place, fc.array(command, { maxLength: 30, size: 'max' })).map(([p, rest]) => [p, ...rest]), weight: 9 },
+  {
+    arbitrary: fc.tuple(place, fc.array(command, { maxLength: 30, size: 'max' })).map(([p, rest]) => [p, ...rest]),
+    weight: 9,
+  },
   { arbitrary: fc.array(command, { minLength: 1, maxLength: 10 }), weight: 1 },
 );
 
@@ -120,24 +136,32 @@ describe('order machine: any sequence of commands stays inside the spec', () => 
           } catch (err) {
             expect(err, `${cmd.type} in ${from} threw something other than an ApiError`).toBeInstanceOf(ApiError);
             expect(fingerprint(state), `refused ${cmd.type} changed the state`).toBe(before);
-            if (cmd.type === 'cancelByPartner' && from !== 'none') expect((err as ApiError).code).toBe('order_not_cancellable');
+            if (cmd.type === 'cancelByPartner' && from !== 'none')
+              expect((err as ApiError).code).toBe('order_not_cancellable');
             return;
           }
           for (const event of events) {
             const stepFrom = statusOf(state);
             state = evolve(state, event);
             const stepTo = statusOf(state);
-            if (stepFrom !== stepTo) expect(ALLOWED.has(`${stepFrom}->${stepTo}`), `${cmd.type}: ${stepFrom} -> ${stepTo} (${event.type})`).toBe(true);
+            if (stepFrom !== stepTo)
+              expect(
+                ALLOWED.has(`${stepFrom}->${stepTo}`),
+                `${cmd.type}: ${stepFrom} -> ${stepTo} (${event.type})`,
+              ).toBe(true);
           }
           const to = statusOf(state);
           const order = state.order!;
           if (cmd.type === 'cancelByPartner') expect(['placed', 'confirmed']).toContain(from);
           if (cmd.type === 'sandboxAdvance') {
             const path = PATH[order.fulfilment];
-            expect(path.indexOf(to as OrderStatus), `advance ${from} -> ${to}`).toBe(path.indexOf(from as OrderStatus) + 1);
+            expect(path.indexOf(to as OrderStatus), `advance ${from} -> ${to}`).toBe(
+              path.indexOf(from as OrderStatus) + 1,
+            );
           }
           // A restaurant never sees an unpaid card order: no card order is confirmed before it is paid.
-          if (to === 'confirmed' && from === 'placed' && order.payment_method === 'card') expect(order.payment_status).toBe('paid');
+          if (to === 'confirmed' && from === 'placed' && order.payment_method === 'card')
+            expect(order.payment_status).toBe('paid');
           if (order.fulfilment === 'pickup') expect(['out_for_delivery', 'delivered']).not.toContain(to);
           if (order.fulfilment === 'delivery') expect(to).not.toBe('completed');
           expect(order.refunded_total).toBeGreaterThanOrEqual(0);
@@ -166,7 +190,19 @@ describe('order machine: any sequence of commands stays inside the spec', () => 
     );
     // Otherwise the property above could pass by never leaving `placed`.
     expect([...seen].sort()).toEqual(
-      ['cancelled', 'completed', 'confirmed', 'delivered', 'none', 'out_for_delivery', 'partially_refunded', 'placed', 'preparing', 'ready', 'refunded'].sort(),
+      [
+        'cancelled',
+        'completed',
+        'confirmed',
+        'delivered',
+        'none',
+        'out_for_delivery',
+        'partially_refunded',
+        'placed',
+        'preparing',
+        'ready',
+        'refunded',
+      ].sort(),
     );
   });
 });

@@ -21,7 +21,10 @@ const itemsOf = (s: Store): Item[] => s.menu.categories.flatMap((c) => c.items);
 function line(store: Store): fc.Arbitrary<OrderLineRequest> {
   const available = itemsOf(store).filter((i) => i.available);
   // Mostly available items: one unavailable line refuses the whole basket.
-  const item = fc.oneof({ arbitrary: fc.constantFrom(...available), weight: 29 }, { arbitrary: fc.constantFrom(...itemsOf(store)), weight: 1 });
+  const item = fc.oneof(
+    { arbitrary: fc.constantFrom(...available), weight: 29 },
+    { arbitrary: fc.constantFrom(...itemsOf(store)), weight: 1 },
+  );
   return item.chain((item) =>
     fc
       .tuple(
@@ -44,14 +47,32 @@ const request: fc.Arbitrary<{ store: Store; req: PricingRequest }> = fc.constant
       fulfilment: fc.constantFrom('delivery' as const, 'pickup' as const),
       // Mostly within ~4 km of the store, sometimes up to ~16 km: inside and outside its zone and fee bands.
       offset: fc.oneof(
-        { arbitrary: fc.record({ lat: fc.double({ min: -0.04, max: 0.04, noNaN: true }), lng: fc.double({ min: -0.04, max: 0.04, noNaN: true }) }), weight: 3 },
-        { arbitrary: fc.record({ lat: fc.double({ min: -0.15, max: 0.15, noNaN: true }), lng: fc.double({ min: -0.15, max: 0.15, noNaN: true }) }), weight: 1 },
+        {
+          arbitrary: fc.record({
+            lat: fc.double({ min: -0.04, max: 0.04, noNaN: true }),
+            lng: fc.double({ min: -0.04, max: 0.04, noNaN: true }),
+          }),
+          weight: 3,
+        },
+        {
+          arbitrary: fc.record({
+            lat: fc.double({ min: -0.15, max: 0.15, noNaN: true }),
+            lng: fc.double({ min: -0.15, max: 0.15, noNaN: true }),
+          }),
+          weight: 1,
+        },
       ),
       tip: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_000_000 * 10 ** decimalsOf(store.currency) })),
       // Codes are mostly for other stores or out of date: give one to a third of the baskets.
       promo_code: fc.oneof(
         { arbitrary: fc.constant(undefined), weight: 2 },
-        { arbitrary: fc.constantFrom(...catalog.offers.flatMap((o) => (o.promo_code ? [o.promo_code, o.promo_code.toLowerCase()] : [])), 'NOPE'), weight: 1 },
+        {
+          arbitrary: fc.constantFrom(
+            ...catalog.offers.flatMap((o) => (o.promo_code ? [o.promo_code, o.promo_code.toLowerCase()] : [])),
+            'NOPE',
+          ),
+          weight: 1,
+        },
       ),
     })
     .map(({ items, fulfilment, offset, tip, promo_code }) => ({
@@ -116,7 +137,10 @@ describe('pricing over random baskets of the demo catalog', () => {
 describe('money: toMajor / fromMajor', () => {
   const currency = fc.constantFrom(...CURRENCIES);
   // Every amount a double holds exactly once written with 3 decimals: up to 15 significant digits.
-  const minor = fc.oneof(fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.integer({ min: -(10 ** 15) + 1, max: 10 ** 15 - 1 }));
+  const minor = fc.oneof(
+    fc.integer({ min: -1_000_000, max: 1_000_000 }),
+    fc.integer({ min: -(10 ** 15) + 1, max: 10 ** 15 - 1 }),
+  );
 
   it('round-trips exactly for 2- and 3-decimal currencies', () => {
     fc.assert(

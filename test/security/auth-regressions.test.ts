@@ -24,7 +24,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const ping = (headers: Record<string, string>, from = freshLoopbackAddress()) => rawRequest(server.base, { path: '/v1/ping', headers, from });
+const ping = (headers: Record<string, string>, from = freshLoopbackAddress()) =>
+  rawRequest(server.base, { path: '/v1/ping', headers, from });
 
 /** `key` with the letter case of its secret part flipped at one position (a valid key otherwise). */
 function flipCase(key: string): string {
@@ -32,7 +33,9 @@ function flipCase(key: string): string {
   const secret = key.slice(9);
   const i = [...secret].findIndex((c) => c.toLowerCase() !== c.toUpperCase());
   const c = secret[i]!;
-  return prefix + secret.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + secret.slice(i + 1);
+  return (
+    prefix + secret.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + secret.slice(i + 1)
+  );
 }
 
 describe('key format and case tricks', () => {
@@ -73,7 +76,8 @@ describe('key format and case tricks', () => {
 });
 
 describe('a key anywhere but the Authorization header', () => {
-  const get = (path: string, headers: Record<string, string> = {}) => rawRequest(server.base, { path, headers, from: freshLoopbackAddress() });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    rawRequest(server.base, { path, headers, from: freshLoopbackAddress() });
   it.each([
     ['?api_key=', (key: string) => get(`/v1/ping?api_key=${key}`)],
     ['?key=', (key: string) => get(`/v1/ping?key=${key}`)],
@@ -115,11 +119,19 @@ describe('unknown, wrong and revoked keys are refused alike', () => {
   const ROUNDS = 150;
 
   // Each round from its own address: three refusals, well within the per-address budget.
-  async function ask(key: string, from: string): Promise<{ ms: number; status: number; body: string; headers: string[] }> {
+  async function ask(
+    key: string,
+    from: string,
+  ): Promise<{ ms: number; status: number; body: string; headers: string[] }> {
     const started = performance.now();
     const res = await ping({ Authorization: `Bearer ${key}` }, from);
     const ms = performance.now() - started;
-    return { ms, status: res.status, body: res.text.replace(/req_[0-9A-Za-z]+/g, '<request>'), headers: Object.keys(res.headers).sort() };
+    return {
+      ms,
+      status: res.status,
+      body: res.text.replace(/req_[0-9A-Za-z]+/g, '<request>'),
+      headers: Object.keys(res.headers).sort(),
+    };
   }
 
   const median = (xs: number[]) => {
@@ -133,10 +145,16 @@ describe('unknown, wrong and revoked keys are refused alike', () => {
     const wrong: string[] = [];
     const unknown: string[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      const { key, record } = await admin.createKey({ partnerId: other.id, environment: i % 2 ? 'live' : 'sandbox', scopes: ['orders:read'] });
+      const { key, record } = await admin.createKey({
+        partnerId: other.id,
+        environment: i % 2 ? 'live' : 'sandbox',
+        scopes: ['orders:read'],
+      });
       await admin.revokeKey(record.id);
       revoked.push(key);
-      const valid = (await admin.createKey({ partnerId: other.id, environment: i % 2 ? 'live' : 'sandbox', scopes: ['orders:read'] })).key;
+      const valid = (
+        await admin.createKey({ partnerId: other.id, environment: i % 2 ? 'live' : 'sandbox', scopes: ['orders:read'] })
+      ).key;
       wrong.push(valid.slice(0, -1) + (valid.endsWith('A') ? 'B' : 'A')); // a real key, last character wrong
       unknown.push(valid.slice(0, 9) + 'Z'.repeat(valid.length - 9));
       unknown[i] = unknown[i]!.slice(0, -4) + String(1000 + i); // distinct, never issued
@@ -145,7 +163,11 @@ describe('unknown, wrong and revoked keys are refused alike', () => {
     const warmUp = freshLoopbackAddress();
     for (const key of [revoked[0]!, wrong[0]!, unknown[0]!]) await ask(key, warmUp);
 
-    const samples: Record<'unknown' | 'wrong' | 'revoked', Awaited<ReturnType<typeof ask>>[]> = { unknown: [], wrong: [], revoked: [] };
+    const samples: Record<'unknown' | 'wrong' | 'revoked', Awaited<ReturnType<typeof ask>>[]> = {
+      unknown: [],
+      wrong: [],
+      revoked: [],
+    };
     for (let i = 1; i < ROUNDS; i++) {
       const order = (['unknown', 'wrong', 'revoked'] as const).map((_kind, j, all) => all[(i + j) % 3]!);
       const from = freshLoopbackAddress();
@@ -160,9 +182,13 @@ describe('unknown, wrong and revoked keys are refused alike', () => {
         expect(s.headers, kind).toEqual(first.headers);
       }
     }
-    const medians = Object.fromEntries(Object.entries(samples).map(([kind, list]) => [kind, median(list.map((s) => s.ms))]));
+    const medians = Object.fromEntries(
+      Object.entries(samples).map(([kind, list]) => [kind, median(list.map((s) => s.ms))]),
+    );
     const values = Object.values(medians);
     const spread = Math.max(...values) - Math.min(...values);
-    expect(spread, `median ms per kind: ${JSON.stringify(medians)}`).toBeLessThanOrEqual(Math.max(1, Math.min(...values)));
+    expect(spread, `median ms per kind: ${JSON.stringify(medians)}`).toBeLessThanOrEqual(
+      Math.max(1, Math.min(...values)),
+    );
   });
 });

@@ -35,10 +35,19 @@ async function start(env: Record<string, string>): Promise<Running> {
   const lines: LogLine[] = [];
   const sink = jsonLineSink(lines);
   const dataDir = tempDataDir();
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SQLITE_SYNCHRONOUS: 'NORMAL', ADMIN_TOKEN, ...env });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    SQLITE_SYNCHRONOUS: 'NORMAL',
+    ADMIN_TOKEN,
+    ...env,
+  });
   const clock = new ManualClock();
   const stores: Stores = await openStores(config);
-  const service: Service = await buildService(config, stores, { logger: createLogger({ level: 'info', destination: sink }), clock });
+  const service: Service = await buildService(config, stores, {
+    logger: createLogger({ level: 'info', destination: sink }),
+    clock,
+  });
   const created = await new PartnerAdmin(stores.partners, clock, 1200).createPartner({ name: 'Throttled' });
   return {
     api: http(service.app),
@@ -63,11 +72,17 @@ describe('behind a trusted proxy (TRUST_PROXY=loopback): per client address', ()
   it('when an address fails more than its budget, then its failures get 429 with Retry-After, its valid keys and admin token still pass, and other addresses are not affected', async () => {
     const client = from('198.51.100.1');
     for (let i = 0; i < BUDGET; i++) {
-      const res = await s.api.get('/v1/ping').set(client).set(bearer(unknownKey(i)));
+      const res = await s.api
+        .get('/v1/ping')
+        .set(client)
+        .set(bearer(unknownKey(i)));
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('invalid_api_key');
     }
-    const over = await s.api.get('/v1/ping').set(client).set(bearer(unknownKey(BUDGET)));
+    const over = await s.api
+      .get('/v1/ping')
+      .set(client)
+      .set(bearer(unknownKey(BUDGET)));
     expect(over.status).toBe(429);
     expect(over.body.error.code).toBe('rate_limited');
     const retryAfter = Number(over.headers['retry-after']);
@@ -79,7 +94,10 @@ describe('behind a trusted proxy (TRUST_PROXY=loopback): per client address', ()
     expect((await s.api.get('/internal/projections').set(client).set(bearer(ADMIN_TOKEN))).status).toBe(200);
     // Public endpoints need no authentication, so the throttle has nothing to say there.
     expect((await s.api.get('/healthz').set(client)).status).toBe(200);
-    const again = await s.api.get('/v1/ping').set(client).set(bearer(unknownKey(BUDGET + 1)));
+    const again = await s.api
+      .get('/v1/ping')
+      .set(client)
+      .set(bearer(unknownKey(BUDGET + 1)));
     expect(again.status).toBe(429);
     expect(Number(again.headers['retry-after'])).toBeLessThanOrEqual(retryAfter);
     expect((await s.api.get('/v1/ping').set(client)).status).toBe(429); // no key at all counts too
@@ -99,18 +117,32 @@ describe('behind a trusted proxy (TRUST_PROXY=loopback): per client address', ()
     const refusedLines = s.lines.filter((l) => l.msg === 'request' && (l.status === 401 || l.status === 429));
     expect(refusedLines.map((l) => l.request_id)).toEqual(mine.map((l) => l.request_id));
     expect(refusedLines.map((l) => l.status)).toEqual([401, 429]);
-    expect(s.lines.filter((l) => l.msg === 'request' && l.status === 200 && l.route !== '/healthz').map((l) => l.route)).toEqual(['/v1/ping', '/internal/projections', '/v1/ping']);
+    expect(
+      s.lines.filter((l) => l.msg === 'request' && l.status === 200 && l.route !== '/healthz').map((l) => l.route),
+    ).toEqual(['/v1/ping', '/internal/projections', '/v1/ping']);
     expect(s.lines.length).toBeLessThan(12);
   });
 
   it('when wrong admin tokens are sent, then they count against the same budget as API keys', async () => {
     const client = from('198.51.100.3');
     for (let i = 0; i < BUDGET; i++) {
-      const res = await s.api.get('/internal/projections').set(client).set(bearer(`wrong-admin-token-${i}-0123456789`));
+      const res = await s.api
+        .get('/internal/projections')
+        .set(client)
+        .set(bearer(`wrong-admin-token-${i}-0123456789`));
       expect(res.status).toBe(401);
     }
-    expect((await s.api.get('/internal/projections').set(client).set(bearer('another-wrong-token-0123456789'))).status).toBe(429);
-    expect((await s.api.get('/v1/ping').set(client).set(bearer(unknownKey(0)))).status).toBe(429);
+    expect(
+      (await s.api.get('/internal/projections').set(client).set(bearer('another-wrong-token-0123456789'))).status,
+    ).toBe(429);
+    expect(
+      (
+        await s.api
+          .get('/v1/ping')
+          .set(client)
+          .set(bearer(unknownKey(0)))
+      ).status,
+    ).toBe(429);
     expect((await s.api.get('/v1/ping').set(client).set(bearer(s.key))).status).toBe(200);
     expect((await s.api.get('/internal/projections').set(client).set(bearer(ADMIN_TOKEN))).status).toBe(200);
   });
@@ -120,7 +152,14 @@ describe('behind a trusted proxy (TRUST_PROXY=loopback): per client address', ()
       expect((await s.api.get('/v1/ping').set(from(`2001:db8:7:7::${(i + 1).toString(16)}`))).status).toBe(401);
     }
     expect((await s.api.get('/v1/ping').set(from('2001:db8:7:7::abcd'))).status).toBe(429);
-    expect((await s.api.get('/v1/ping').set(from('2001:db8:7:7:ffff::1')).set(bearer(unknownKey(1)))).status).toBe(429);
+    expect(
+      (
+        await s.api
+          .get('/v1/ping')
+          .set(from('2001:db8:7:7:ffff::1'))
+          .set(bearer(unknownKey(1)))
+      ).status,
+    ).toBe(429);
     expect((await s.api.get('/v1/ping').set(from('2001:db8:7:7:ffff::1')).set(bearer(s.key))).status).toBe(200);
     expect((await s.api.get('/v1/ping').set(from('2001:db8:7:8::1'))).status).toBe(401);
   });
@@ -135,17 +174,35 @@ describe('without TRUST_PROXY: the connecting address, whatever X-Forwarded-For 
 
   it('when a client sends a new X-Forwarded-For with each failure, then they still count against its own address', async () => {
     for (let i = 0; i < BUDGET; i++) {
-      const res = await s.api.get('/v1/ping').set('X-Forwarded-For', `203.0.113.${i}`).set(bearer(unknownKey(i)));
+      const res = await s.api
+        .get('/v1/ping')
+        .set('X-Forwarded-For', `203.0.113.${i}`)
+        .set(bearer(unknownKey(i)));
       expect(res.status).toBe(401);
     }
-    expect((await s.api.get('/v1/ping').set('X-Forwarded-For', '203.0.113.251').set(bearer(unknownKey(BUDGET)))).status).toBe(429);
-    expect((await s.api.get('/v1/ping').set('X-Forwarded-For', '203.0.113.250').set(bearer(unknownKey(0)))).status).toBe(429);
+    expect(
+      (
+        await s.api
+          .get('/v1/ping')
+          .set('X-Forwarded-For', '203.0.113.251')
+          .set(bearer(unknownKey(BUDGET)))
+      ).status,
+    ).toBe(429);
+    expect(
+      (
+        await s.api
+          .get('/v1/ping')
+          .set('X-Forwarded-For', '203.0.113.250')
+          .set(bearer(unknownKey(0)))
+      ).status,
+    ).toBe(429);
     expect((await s.api.get('/v1/ping').set('X-Forwarded-For', '203.0.113.250').set(bearer(s.key))).status).toBe(200);
   });
 });
 
 const quietLogger = () => createLogger({ level: 'info', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
-const requestFrom = (ip: string) => ({ ip, socket: {}, res: { locals: {}, setHeader: () => undefined } }) as unknown as Request & { res: Response };
+const requestFrom = (ip: string) =>
+  ({ ip, socket: {}, res: { locals: {}, setHeader: () => undefined } }) as unknown as Request & { res: Response };
 const failure = (throttle: AuthThrottle, ip: string) => {
   try {
     throttle.failed(requestFrom(ip), new ApiError('invalid_api_key'));
@@ -158,14 +215,21 @@ const failure = (throttle: AuthThrottle, ip: string) => {
 describe('the throttle window', () => {
   it('when the window has passed, then the address fails with 401 again', async () => {
     const throttle = new AuthThrottle({ logger: quietLogger(), failures: 2, windowSeconds: 1 });
-    expect([1, 2, 3, 4].map(() => failure(throttle, '192.0.2.9'))).toEqual(['invalid_api_key', 'invalid_api_key', 'rate_limited', 'rate_limited']);
+    expect([1, 2, 3, 4].map(() => failure(throttle, '192.0.2.9'))).toEqual([
+      'invalid_api_key',
+      'invalid_api_key',
+      'rate_limited',
+      'rate_limited',
+    ]);
     await new Promise((r) => setTimeout(r, 1100));
     expect(failure(throttle, '192.0.2.9')).toBe('invalid_api_key');
   });
 
   it('when AUTH_FAILURES_PER_MIN is 0, then failures are never throttled; it defaults to 60 and must not be negative', () => {
     const throttle = new AuthThrottle({ logger: quietLogger(), failures: 0 });
-    expect(new Set(Array.from({ length: 200 }, () => failure(throttle, '192.0.2.10')))).toEqual(new Set(['invalid_api_key']));
+    expect(new Set(Array.from({ length: 200 }, () => failure(throttle, '192.0.2.10')))).toEqual(
+      new Set(['invalid_api_key']),
+    );
     expect(throttle.tracked).toBe(0);
     expect(loadConfig({}).AUTH_FAILURES_PER_MIN).toBe(AUTH_FAILURES_PER_WINDOW);
     expect(loadConfig({ AUTH_FAILURES_PER_MIN: '0' }).AUTH_FAILURES_PER_MIN).toBe(0);
@@ -177,7 +241,8 @@ describe('the number of addresses counted', () => {
   it('when failures come from many more addresses than the cap, then no more than the cap are tracked', () => {
     const throttle = new AuthThrottle({ logger: quietLogger(), failures: 2, maxTracked: 100 });
     // IPv6 /64 rotation in many /48s, and IPv4 addresses in many /24s.
-    for (let i = 0; i < 5_000; i++) failure(throttle, `2001:db8:${(i >> 8).toString(16)}:${(i & 0xff).toString(16)}::1`);
+    for (let i = 0; i < 5_000; i++)
+      failure(throttle, `2001:db8:${(i >> 8).toString(16)}:${(i & 0xff).toString(16)}::1`);
     expect(throttle.tracked).toBe(100);
     for (let i = 0; i < 5_000; i++) failure(throttle, `10.${i >> 8}.${i & 0xff}.1`);
     expect(throttle.tracked).toBe(100);
@@ -189,7 +254,11 @@ describe('the number of addresses counted', () => {
     for (let i = 0; i < 9; i++) failure(throttle, `10.0.${i}.1`);
     expect(throttle.tracked).toBe(10);
     // Two new addresses of one /24 share a budget of 2.
-    expect([failure(throttle, '192.0.2.1'), failure(throttle, '192.0.2.2'), failure(throttle, '192.0.2.3')]).toEqual(['invalid_api_key', 'invalid_api_key', 'rate_limited']);
+    expect([failure(throttle, '192.0.2.1'), failure(throttle, '192.0.2.2'), failure(throttle, '192.0.2.3')]).toEqual([
+      'invalid_api_key',
+      'invalid_api_key',
+      'rate_limited',
+    ]);
     expect(failure(throttle, '2001:db8:1:1::1')).toBe('invalid_api_key');
     expect(failure(throttle, '2001:db8:1:2::1')).toBe('invalid_api_key');
     expect(failure(throttle, '2001:db8:1:3::1')).toBe('rate_limited');
@@ -207,7 +276,9 @@ describe('TRUST_PROXY', () => {
   it('when it is a hop count or a list of addresses, ranges and names, then it is taken; "true" (any client could name itself) is refused', () => {
     expect(loadConfig({ TRUST_PROXY: '1' }).TRUST_PROXY).toBe(1);
     expect(loadConfig({ TRUST_PROXY: 'uniquelocal' }).TRUST_PROXY).toBe('uniquelocal');
-    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::1' }).TRUST_PROXY).toBe('loopback, 10.0.0.0/8, fd00::1');
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::1' }).TRUST_PROXY).toBe(
+      'loopback, 10.0.0.0/8, fd00::1',
+    );
     expect(loadConfig({}).TRUST_PROXY).toBeUndefined();
     for (const bad of ['true', '*', '10.0.0.0/33', 'proxy.example.com']) {
       expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(ConfigError);

@@ -16,9 +16,19 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const place = (text: string | Buffer) => t.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', newKey()).set('Content-Type', 'application/json').send(text);
+const place = (text: string | Buffer) =>
+  t.http
+    .post('/v1/orders')
+    .set(bearer(p.sandbox))
+    .set('Idempotency-Key', newKey())
+    .set('Content-Type', 'application/json')
+    .send(text);
 
-async function expectRefusedUnchanged(send: () => PromiseLike<Response>, status: number, code: string): Promise<Response> {
+async function expectRefusedUnchanged(
+  send: () => PromiseLike<Response>,
+  status: number,
+  code: string,
+): Promise<Response> {
   const before = await t.stores.events.headPosition();
   const res = await send();
   expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(status);
@@ -37,13 +47,17 @@ describe('an order with 100,000 lines', () => {
 
 describe('__proto__ and constructor as keys', () => {
   // JSON.stringify cannot write a "__proto__" own key from an object literal: spliced into the text.
-  const withKey = (at: string, key: string, value = '{"polluted":true}') => JSON.stringify(orderBody()).replace(at, `${at}"${key}":${value},`);
+  const withKey = (at: string, key: string, value = '{"polluted":true}') =>
+    JSON.stringify(orderBody()).replace(at, `${at}"${key}":${value},`);
   it.each([
     ['__proto__ at the top', withKey('{', '__proto__')],
     ['constructor at the top', withKey('{', 'constructor', '{"prototype":{"polluted":true}}')],
     ['prototype at the top', withKey('{', 'prototype')],
     ['__proto__ in customer', withKey('"customer":{', '__proto__')],
-    ['constructor in delivery_address', withKey('"delivery_address":{', 'constructor', '{"prototype":{"polluted":true}}')],
+    [
+      'constructor in delivery_address',
+      withKey('"delivery_address":{', 'constructor', '{"prototype":{"polluted":true}}'),
+    ],
     ['__proto__ in an order line', withKey('"items":[{', '__proto__')],
     ['__proto__ in the location', withKey('"location":{', '__proto__', '{"lat":0}')],
   ])('%s: 400 validation_error, nothing stored, no prototype touched', async (_label, text) => {
@@ -57,11 +71,20 @@ describe('__proto__ and constructor as keys', () => {
     const placed = await place(JSON.stringify(orderBody()));
     expect(placed.status).toBe(201);
     await expectRefusedUnchanged(
-      () => t.http.post(`/v1/orders/${placed.body.data.id}/cancel`).set(bearer(p.sandbox)).set('Content-Type', 'application/json').send('{"reason":"changed mind","__proto__":{"polluted":true}}'),
+      () =>
+        t.http
+          .post(`/v1/orders/${placed.body.data.id}/cancel`)
+          .set(bearer(p.sandbox))
+          .set('Content-Type', 'application/json')
+          .send('{"reason":"changed mind","__proto__":{"polluted":true}}'),
       400,
       'validation_error',
     );
-    const endpoint = await t.http.put('/v1/webhooks/endpoint').set(bearer(p.sandbox)).set('Content-Type', 'application/json').send('{"url":"https://hooks.example.com/","constructor":{"prototype":{"polluted":true}}}');
+    const endpoint = await t.http
+      .put('/v1/webhooks/endpoint')
+      .set(bearer(p.sandbox))
+      .set('Content-Type', 'application/json')
+      .send('{"url":"https://hooks.example.com/","constructor":{"prototype":{"polluted":true}}}');
     expect(endpoint.status).toBe(400);
     expect(endpoint.body.error.code).toBe('validation_error');
   });
@@ -78,7 +101,13 @@ describe('NUL, bidirectional controls and BOM in text', () => {
   const FIELDS: Array<[string, (v: string) => Record<string, unknown>]> = [
     ['reference', (v) => orderBody({ reference: `ref${v}x` })],
     ['customer.name', (v) => orderBody({ customer: { name: `Fatima${v}`, phone: '+96550001234' } })],
-    ['delivery_address.line1', (v) => orderBody({ delivery_address: { line1: `${v}Block 4`, area: 'Salmiya', location: { lat: 29.3349, lng: 48.0878 } } })],
+    [
+      'delivery_address.line1',
+      (v) =>
+        orderBody({
+          delivery_address: { line1: `${v}Block 4`, area: 'Salmiya', location: { lat: 29.3349, lng: 48.0878 } },
+        }),
+    ],
   ];
   it.each(CHARACTERS.flatMap(([name, c]) => FIELDS.map(([field, build]) => [name, field, c, build] as const)))(
     '%s in %s: 400 validation_error naming the field, nothing stored',
@@ -89,7 +118,11 @@ describe('NUL, bidirectional controls and BOM in text', () => {
   );
 
   it('a BOM before the JSON text is refused, not read past', async () => {
-    const res = await expectRefusedUnchanged(() => place(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(orderBody()))])), 400, 'validation_error');
+    const res = await expectRefusedUnchanged(
+      () => place(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(orderBody()))])),
+      400,
+      'validation_error',
+    );
     expect(res.body.error.request_id).toBe(res.headers['x-request-id']);
   });
 });
@@ -109,12 +142,18 @@ describe('duplicate keys in a JSON object', () => {
     expect(text).not.toBe(body);
     const res = await expectRefusedUnchanged(() => place(text), 400, 'validation_error');
     expect(res.body.error.param).toMatch(/^items\[\d\]\.quantity$/);
-    const payment = await expectRefusedUnchanged(() => place(body.replace('"payment_method":"cash"', '"payment_method":"cash","payment_method":"bitcoin"')), 400, 'validation_error');
+    const payment = await expectRefusedUnchanged(
+      () => place(body.replace('"payment_method":"cash"', '"payment_method":"cash","payment_method":"bitcoin"')),
+      400,
+      'validation_error',
+    );
     expect(payment.body.error.param).toBe('payment_method');
   });
 
   it('an invalid first value is replaced by a valid last one, which is accepted', async () => {
-    const res = await place(body.replace('"reference":"FIRST"', '"reference":"bad\\r\\nX-Injected: 1","reference":"GOOD"'));
+    const res = await place(
+      body.replace('"reference":"FIRST"', '"reference":"bad\\r\\nX-Injected: 1","reference":"GOOD"'),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.data.reference).toBe('GOOD');
   });

@@ -34,9 +34,16 @@ beforeAll(async () => {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SQLITE_SYNCHRONOUS: 'NORMAL' });
   const clock = new ManualClock();
   stores = await openStores(config);
-  service = await buildService(config, stores, { logger: createLogger({ level: 'info', destination: sink }), clock, webhooks: { lease: { ttlMs: 6 * 3_600_000, tickMs: 3_600_000 } } });
+  service = await buildService(config, stores, {
+    logger: createLogger({ level: 'info', destination: sink }),
+    clock,
+    webhooks: { lease: { ttlMs: 6 * 3_600_000, tickMs: 3_600_000 } },
+  });
   api = http(service.app);
-  const created = await new PartnerAdmin(stores.partners, clock, 1200).createPartner({ name: 'Hostile', rateLimitPerMin: 100_000 });
+  const created = await new PartnerAdmin(stores.partners, clock, 1200).createPartner({
+    name: 'Hostile',
+    rateLimitPerMin: 100_000,
+  });
   key = created.sandbox.key;
   partnerId = created.partner.id;
 });
@@ -48,7 +55,12 @@ afterAll(async () => {
 
 const errorsLogged = () => lines.filter((l) => (l.level as number) >= 50);
 
-function expectRefused(res: { status: number; headers: Record<string, string>; body: { error?: Record<string, unknown> } }, status: number, code: string, param?: string): void {
+function expectRefused(
+  res: { status: number; headers: Record<string, string>; body: { error?: Record<string, unknown> } },
+  status: number,
+  code: string,
+  param?: string,
+): void {
   expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(status);
   expect(res.body.error?.code).toBe(code);
   expect(res.body.error?.request_id).toBe(res.headers['x-request-id']);
@@ -59,7 +71,12 @@ function expectRefused(res: { status: number; headers: Record<string, string>; b
 const asIs = (body: unknown) => body as string;
 
 const placeRaw = (bytes: Buffer | string, headers: Record<string, string> = {}) => {
-  const req = api.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', newKey()).set('Content-Type', 'application/json').serialize(asIs);
+  const req = api
+    .post('/v1/orders')
+    .set(bearer(key))
+    .set('Idempotency-Key', newKey())
+    .set('Content-Type', 'application/json')
+    .serialize(asIs);
   for (const [name, value] of Object.entries(headers)) req.set(name, value);
   return req.send(bytes);
 };
@@ -73,26 +90,42 @@ describe('compressed bodies that do not decompress', () => {
     ['gzip, not gzip at all', 'gzip', Buffer.from('{"store_id":"x"}')],
     ['gzip, cut short', 'gzip', gzip.subarray(0, gzip.length - 12)],
     ['gzip, empty', 'gzip', Buffer.alloc(0)],
-    ['gzip, corrupt in the middle', 'gzip', Buffer.concat([gzip.subarray(0, 20), Buffer.alloc(30, 0xff), gzip.subarray(50)])],
+    [
+      'gzip, corrupt in the middle',
+      'gzip',
+      Buffer.concat([gzip.subarray(0, 20), Buffer.alloc(30, 0xff), gzip.subarray(50)]),
+    ],
     ['deflate, not deflate', 'deflate', Buffer.from('xx')],
     ['deflate, cut short', 'deflate', deflate.subarray(0, 8)],
     ['br, not brotli', 'br', Buffer.from('zzzzzz')],
     ['br, cut short', 'br', br.subarray(0, br.length - 5)],
   ];
 
-  it.each(CASES)('%s: 400 validation_error naming the body, with or without a key, and nothing logged as an error', async (_label, encoding, bytes) => {
-    const before = await stores.events.headPosition();
-    const errors = errorsLogged().length;
-    expectRefused(await placeRaw(bytes, { 'Content-Encoding': encoding }), 400, 'validation_error', 'body');
-    const anonymous = await api.post('/v1/orders').set('Content-Type', 'application/json').set('Content-Encoding', encoding).serialize(asIs).send(bytes);
-    expectRefused(anonymous, 400, 'validation_error', 'body');
-    expect(anonymous.body.error.message).toContain(encoding);
-    expect(errorsLogged().length, JSON.stringify(errorsLogged().slice(errors))).toBe(errors);
-    expect(await stores.events.headPosition()).toBe(before);
-  });
+  it.each(CASES)(
+    '%s: 400 validation_error naming the body, with or without a key, and nothing logged as an error',
+    async (_label, encoding, bytes) => {
+      const before = await stores.events.headPosition();
+      const errors = errorsLogged().length;
+      expectRefused(await placeRaw(bytes, { 'Content-Encoding': encoding }), 400, 'validation_error', 'body');
+      const anonymous = await api
+        .post('/v1/orders')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', encoding)
+        .serialize(asIs)
+        .send(bytes);
+      expectRefused(anonymous, 400, 'validation_error', 'body');
+      expect(anonymous.body.error.message).toContain(encoding);
+      expect(errorsLogged().length, JSON.stringify(errorsLogged().slice(errors))).toBe(errors);
+      expect(await stores.events.headPosition()).toBe(before);
+    },
+  );
 
   it('a valid gzip, deflate or brotli body is read as usual', async () => {
-    for (const [encoding, bytes] of [['gzip', gzip], ['deflate', deflate], ['br', br]] as const) {
+    for (const [encoding, bytes] of [
+      ['gzip', gzip],
+      ['deflate', deflate],
+      ['br', br],
+    ] as const) {
       const res = await placeRaw(bytes, { 'Content-Encoding': encoding });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
     }
@@ -115,8 +148,20 @@ describe('text that is not well-formed Unicode', () => {
   const FIELDS: Array<[string, (v: string) => Record<string, unknown>]> = [
     ['reference', (v) => orderBody({ reference: v })],
     ['customer.name', (v) => orderBody({ customer: { name: v, phone: '+96550001234' } })],
-    ['delivery_address.line1', (v) => orderBody({ delivery_address: { line1: v, area: 'Salmiya', location: { lat: 29.3349, lng: 48.0878 } } })],
-    ['items[1].item_id', (v) => orderBody({ items: [{ item_id: 'hummus', quantity: 1 }, { item_id: v, quantity: 1 }] })],
+    [
+      'delivery_address.line1',
+      (v) => orderBody({ delivery_address: { line1: v, area: 'Salmiya', location: { lat: 29.3349, lng: 48.0878 } } }),
+    ],
+    [
+      'items[1].item_id',
+      (v) =>
+        orderBody({
+          items: [
+            { item_id: 'hummus', quantity: 1 },
+            { item_id: v, quantity: 1 },
+          ],
+        }),
+    ],
     ['promo_code', (v) => orderBody({ promo_code: v })],
   ];
   const ESCAPES = ['\\ud800', '\\uDFFF', 'ok \\ud83d', '\\ude00 then text', '\\ud800\\ud800'];
@@ -146,16 +191,26 @@ describe('text that is not well-formed Unicode', () => {
   it('the cancel reason and the promo-code check refuse it as well (one check for every body)', async () => {
     const placed = await placeRaw(JSON.stringify(orderBody()));
     expect(placed.status).toBe(201);
-    const cancel = await api.post(`/v1/orders/${placed.body.data.id}/cancel`).set(bearer(key)).set('Content-Type', 'application/json').send('{"reason":"no \\ud800"}');
+    const cancel = await api
+      .post(`/v1/orders/${placed.body.data.id}/cancel`)
+      .set(bearer(key))
+      .set('Content-Type', 'application/json')
+      .send('{"reason":"no \\ud800"}');
     expectRefused(cancel, 400, 'validation_error', 'reason');
-    const promo = await api.post('/v1/promo-codes/validate').set(bearer(key)).set('Content-Type', 'application/json').send('{"code":"REEM5\\udfff","store_id":"kw-shawarma-reem","subtotal":5}');
+    const promo = await api
+      .post('/v1/promo-codes/validate')
+      .set(bearer(key))
+      .set('Content-Type', 'application/json')
+      .send('{"code":"REEM5\\udfff","store_id":"kw-shawarma-reem","subtotal":5}');
     expectRefused(promo, 400, 'validation_error', 'code');
   });
 
   it('bytes that are not UTF-8 in a body are refused, not stored as U+FFFD', async () => {
     const before = await stores.events.headPosition();
     const [head, tail] = JSON.stringify(orderBody({ reference: 'ref-@@' })).split('@@') as [string, string];
-    const res = await placeRaw(Buffer.concat([Buffer.from(head), Buffer.from([0xed, 0xa0, 0x80, 0xff]), Buffer.from(tail)]));
+    const res = await placeRaw(
+      Buffer.concat([Buffer.from(head), Buffer.from([0xed, 0xa0, 0x80, 0xff]), Buffer.from(tail)]),
+    );
     expectRefused(res, 400, 'validation_error', 'body');
     expect(res.body.error.message).toMatch(/UTF-8/);
     expect(await stores.events.headPosition()).toBe(before);
@@ -203,13 +258,23 @@ describe('numbers in query strings are plain decimals', () => {
     expectRefused(await api.get(url).set(bearer(key)), 400, 'validation_error', param);
   });
 
-  it.each(['/v1/stores?lat=-29.3349&lng=48&limit=05', '/v1/stores?lat=29&lng=48&page=2', '/v1/orders?limit=100', '/v1/webhooks/deliveries?limit=7'])('%s is read', async (url) => {
+  it.each([
+    '/v1/stores?lat=-29.3349&lng=48&limit=05',
+    '/v1/stores?lat=29&lng=48&page=2',
+    '/v1/orders?limit=100',
+    '/v1/webhooks/deliveries?limit=7',
+  ])('%s is read', async (url) => {
     expect((await api.get(url).set(bearer(key))).status).toBe(200);
   });
 
   // JSON Schema ignores `pattern` on a number, so the document gives type and bounds only (docs/api.md says the rule).
   it('the OpenAPI document gives every numeric query parameter its bounds and no pattern', async () => {
-    const doc = (await api.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string; schema: Record<string, unknown> }> }>> };
+    const doc = (await api.get('/v1/openapi.json')).body as {
+      paths: Record<
+        string,
+        Record<string, { parameters?: Array<{ in: string; name: string; schema: Record<string, unknown> }> }>
+      >;
+    };
     const numeric = Object.values(doc.paths)
       .flatMap((ops) => Object.values(ops).flatMap((op) => op.parameters ?? []))
       .filter((p) => p.in === 'query' && ['integer', 'number'].includes(p.schema.type as string));
@@ -224,13 +289,16 @@ describe('numbers in query strings are plain decimals', () => {
 describe('tips', () => {
   const place = (tip: number) => placeRaw(JSON.stringify(orderBody({ tip })));
 
-  it.each([999_999.999, MAX_TIP.KWD + 0.001, 1000])('a tip of %d KWD is 400 validation_error on tip, naming the maximum', async (tip) => {
-    const before = await stores.events.headPosition();
-    const res = await place(tip);
-    expectRefused(res, 400, 'validation_error', 'tip');
-    expect(res.body.error.message).toContain(`${MAX_TIP.KWD} KWD`);
-    expect(await stores.events.headPosition()).toBe(before);
-  });
+  it.each([999_999.999, MAX_TIP.KWD + 0.001, 1000])(
+    'a tip of %d KWD is 400 validation_error on tip, naming the maximum',
+    async (tip) => {
+      const before = await stores.events.headPosition();
+      const res = await place(tip);
+      expectRefused(res, 400, 'validation_error', 'tip');
+      expect(res.body.error.message).toContain(`${MAX_TIP.KWD} KWD`);
+      expect(await stores.events.headPosition()).toBe(before);
+    },
+  );
 
   it('a tip of exactly the maximum is accepted', async () => {
     const res = await place(MAX_TIP.KWD);
@@ -240,7 +308,16 @@ describe('tips', () => {
 
   it("the maximum is the store's currency's (AED in Dubai)", async () => {
     const body = (tip: number) =>
-      JSON.stringify(orderBody({ store_id: 'dxb-shawarma-station', fulfilment: 'pickup', delivery_address: undefined, items: [{ item_id: 'saj-shawarma', quantity: 3 }], customer: { name: 'A', phone: '+971501234567' }, tip }));
+      JSON.stringify(
+        orderBody({
+          store_id: 'dxb-shawarma-station',
+          fulfilment: 'pickup',
+          delivery_address: undefined,
+          items: [{ item_id: 'saj-shawarma', quantity: 3 }],
+          customer: { name: 'A', phone: '+971501234567' },
+          tip,
+        }),
+      );
     expect((await placeRaw(body(MAX_TIP.AED))).status).toBe(201);
     const over = await placeRaw(body(MAX_TIP.AED + 0.01));
     expectRefused(over, 400, 'validation_error', 'tip');
@@ -248,7 +325,11 @@ describe('tips', () => {
   });
 
   it('the OpenAPI document bounds the tip and lists each maximum', async () => {
-    const doc = (await api.get('/v1/openapi.json')).body as { components: { schemas: Record<string, { properties: Record<string, { maximum?: number; description?: string }> }> } };
+    const doc = (await api.get('/v1/openapi.json')).body as {
+      components: {
+        schemas: Record<string, { properties: Record<string, { maximum?: number; description?: string }> }>;
+      };
+    };
     const tip = doc.components.schemas.PlaceOrderRequest!.properties.tip!;
     expect(tip.maximum).toBe(Math.max(...Object.values(MAX_TIP)));
     for (const [currency, max] of Object.entries(MAX_TIP)) expect(tip.description).toContain(`${max} ${currency}`);
@@ -278,19 +359,39 @@ describe("a caller's X-Request-Id", () => {
 
   it('is never the request or correlation id of the events a request causes; it is their client_request_id', async () => {
     const idempotencyKey = newKey();
-    const res = await api.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', idempotencyKey).set('X-Request-Id', 'someone-elses-request').send(orderBody());
+    const res = await api
+      .post('/v1/orders')
+      .set(bearer(key))
+      .set('Idempotency-Key', idempotencyKey)
+      .set('X-Request-Id', 'someone-elses-request')
+      .send(orderBody());
     expect(res.status).toBe(201);
     const ours = res.headers['x-request-id']!;
     expect(ours).toMatch(/^req_/);
     const [placed] = await stores.events.readStream(`order-${res.body.data.id}`);
-    expect(placed!.metadata).toMatchObject({ request_id: ours, correlation_id: ours, causation_id: ours, client_request_id: 'someone-elses-request' });
+    expect(placed!.metadata).toMatchObject({
+      request_id: ours,
+      correlation_id: ours,
+      causation_id: ours,
+      client_request_id: 'someone-elses-request',
+    });
     const [claim] = await stores.events.readStream(idempotencyStream('sandbox', partnerId, idempotencyKey));
-    expect(claim!.metadata).toMatchObject({ request_id: ours, correlation_id: ours, client_request_id: 'someone-elses-request' });
+    expect(claim!.metadata).toMatchObject({
+      request_id: ours,
+      correlation_id: ours,
+      client_request_id: 'someone-elses-request',
+    });
 
-    const cancel = await api.post(`/v1/orders/${res.body.data.id}/cancel`).set(bearer(key)).set('X-Request-Id', 'cancel-trace-1');
+    const cancel = await api
+      .post(`/v1/orders/${res.body.data.id}/cancel`)
+      .set(bearer(key))
+      .set('X-Request-Id', 'cancel-trace-1');
     expect(cancel.status).toBe(200);
     const events = await stores.events.readStream(`order-${res.body.data.id}`);
-    expect(events.at(-1)!.metadata).toMatchObject({ request_id: cancel.headers['x-request-id'], client_request_id: 'cancel-trace-1' });
+    expect(events.at(-1)!.metadata).toMatchObject({
+      request_id: cancel.headers['x-request-id'],
+      client_request_id: 'cancel-trace-1',
+    });
 
     const plain = await api.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', newKey()).send(orderBody());
     const [plainPlaced] = await stores.events.readStream(`order-${plain.body.data.id}`);

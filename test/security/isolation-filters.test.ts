@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
 import { bearer, type TestPartner } from '../support/service.js';
 import { waitFor } from '../support/wait.js';
-import { register, startReceiver, startWebhookService, type Receiver, type WebhookService } from '../http/webhooks-fixture.js';
+import {
+  register,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type WebhookService,
+} from '../http/webhooks-fixture.js';
 
 // Regressions (issue "Hardening"), beside isolation.test.ts (which covers every order and delivery
 // route by id): the list filters give another partner and the other environment nothing, and the
@@ -22,7 +28,11 @@ beforeAll(async () => {
   a = await ts.partner('Partner A');
   b = await ts.partner('Partner B');
   await register(ts, a.sandbox, receiver.url);
-  const placed = await ts.http.post('/v1/orders').set(bearer(a.sandbox)).set('Idempotency-Key', newKey()).send(orderBody({ reference: 'filter-probe' }));
+  const placed = await ts.http
+    .post('/v1/orders')
+    .set(bearer(a.sandbox))
+    .set('Idempotency-Key', newKey())
+    .send(orderBody({ reference: 'filter-probe' }));
   expect(placed.status).toBe(201);
   orderId = placed.body.data.id;
   // The order.created delivery of A's order, once the dispatcher has made it.
@@ -40,7 +50,12 @@ afterAll(async () => {
 });
 
 /** The answer with the parts that differ per request (request id, the id asked for) normalised. */
-const normalised = (body: unknown, id: string) => JSON.parse(JSON.stringify(body).replaceAll(id, '<id>').replace(/req_[0-9A-Za-z]+/g, '<request>'));
+const normalised = (body: unknown, id: string) =>
+  JSON.parse(
+    JSON.stringify(body)
+      .replaceAll(id, '<id>')
+      .replace(/req_[0-9A-Za-z]+/g, '<request>'),
+  );
 /** An id of the same shape that was never issued. */
 const missing = (id: string) => `${id.slice(0, 4)}${'Z'.repeat(id.length - 4)}`;
 
@@ -53,7 +68,13 @@ const others = () => [
 
 describe('list filters', () => {
   it('orders: by reference, status and creation time, the others find nothing of A', async () => {
-    const queries = ['reference=filter-probe', 'status=placed', 'created_after=2000-01-01T00:00:00Z', 'created_before=2100-01-01T00:00:00Z', 'limit=100'];
+    const queries = [
+      'reference=filter-probe',
+      'status=placed',
+      'created_after=2000-01-01T00:00:00Z',
+      'created_before=2100-01-01T00:00:00Z',
+      'limit=100',
+    ];
     for (const [who, key] of others()) {
       for (const q of queries) {
         const res = await ts.http.get(`/v1/orders?${q}`).set(bearer(key!));
@@ -65,14 +86,18 @@ describe('list filters', () => {
       const after = await ts.http.get(`/v1/orders?starting_after=${orderId}`).set(bearer(key!));
       const none = await ts.http.get(`/v1/orders?starting_after=${missing(orderId)}`).set(bearer(key!));
       expect(after.status, `${who}: starting_after`).toBe(none.status);
-      expect(normalised(after.body, orderId), `${who}: starting_after`).toEqual(normalised(none.body, missing(orderId)));
+      expect(normalised(after.body, orderId), `${who}: starting_after`).toEqual(
+        normalised(none.body, missing(orderId)),
+      );
     }
     // The owner finds it with each of them.
-    for (const q of queries) expect(JSON.stringify((await ts.http.get(`/v1/orders?${q}`).set(bearer(a.sandbox))).body), q).toContain(orderId);
+    for (const q of queries)
+      expect(JSON.stringify((await ts.http.get(`/v1/orders?${q}`).set(bearer(a.sandbox))).body), q).toContain(orderId);
   });
 
   it('webhook deliveries: by order id, status and cursor, the others get an empty list', async () => {
-    const status = (await ts.http.get(`/v1/webhooks/deliveries/${deliveryId}`).set(bearer(a.sandbox))).body.data.status as string;
+    const status = (await ts.http.get(`/v1/webhooks/deliveries/${deliveryId}`).set(bearer(a.sandbox))).body.data
+      .status as string;
     const queries = [`order_id=${orderId}`, `status=${status}`, 'limit=100'];
     for (const [who, key] of others()) {
       for (const q of queries) {
@@ -83,7 +108,9 @@ describe('list filters', () => {
       const after = await ts.http.get(`/v1/webhooks/deliveries?starting_after=${deliveryId}`).set(bearer(key!));
       const none = await ts.http.get(`/v1/webhooks/deliveries?starting_after=${missing(deliveryId)}`).set(bearer(key!));
       expect(after.status, `${who}: starting_after`).toBe(none.status);
-      expect(normalised(after.body, deliveryId), `${who}: starting_after`).toEqual(normalised(none.body, missing(deliveryId)));
+      expect(normalised(after.body, deliveryId), `${who}: starting_after`).toEqual(
+        normalised(none.body, missing(deliveryId)),
+      );
     }
   });
 });
@@ -101,7 +128,10 @@ describe('webhook endpoint routes', () => {
       expect(JSON.stringify([test.body, rotate.body])).not.toContain(receiver.url);
     }
     // B registering its own endpoint creates B's (201, a new secret), not an update of A's.
-    const own = await ts.http.put('/v1/webhooks/endpoint').set(bearer(b.sandbox)).send({ url: `${receiver.url}/b` });
+    const own = await ts.http
+      .put('/v1/webhooks/endpoint')
+      .set(bearer(b.sandbox))
+      .send({ url: `${receiver.url}/b` });
     expect(own.status).toBe(201);
     const rotated = await ts.http.post('/v1/webhooks/endpoint/rotate-secret').set(bearer(b.sandbox)).send({});
     expect(rotated.body.data.url).toBe(`${receiver.url}/b`);

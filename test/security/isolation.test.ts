@@ -49,14 +49,24 @@ async function place(key: string, over: Record<string, unknown> = {}): Promise<R
 const ORDER_ENDPOINTS: Array<[string, (id: string, key: string) => PromiseLike<Response>]> = [
   ['GET /v1/orders/{id}', (id, key) => t.http.get(`/v1/orders/${id}`).set(bearer(key))],
   ['GET /v1/orders/{id}/tracking', (id, key) => t.http.get(`/v1/orders/${id}/tracking`).set(bearer(key))],
-  ['POST /v1/orders/{id}/cancel', (id, key) => t.http.post(`/v1/orders/${id}/cancel`).set(bearer(key)).send({ reason: 'not mine' })],
+  [
+    'POST /v1/orders/{id}/cancel',
+    (id, key) => t.http.post(`/v1/orders/${id}/cancel`).set(bearer(key)).send({ reason: 'not mine' }),
+  ],
   ['POST /v1/orders/{id}/payment', (id, key) => t.http.post(`/v1/orders/${id}/payment`).set(bearer(key))],
-  ['POST /v1/sandbox/orders/{id}/advance', (id, key) => t.http.post(`/v1/sandbox/orders/${id}/advance`).set(bearer(key))],
+  [
+    'POST /v1/sandbox/orders/{id}/advance',
+    (id, key) => t.http.post(`/v1/sandbox/orders/${id}/advance`).set(bearer(key)),
+  ],
 ];
 
 /** The body with the parts that differ per request (request id, the id itself) normalised. */
 const normalised = (res: Response, id: string) =>
-  JSON.parse(JSON.stringify(res.body).replaceAll(id, '<id>').replaceAll(res.body?.error?.request_id ?? '<none>', '<request>'));
+  JSON.parse(
+    JSON.stringify(res.body)
+      .replaceAll(id, '<id>')
+      .replaceAll(res.body?.error?.request_id ?? '<none>', '<request>'),
+  );
 
 function expectNothingOf(order: Record<string, unknown>, res: Response): void {
   const text = JSON.stringify(res.body);
@@ -72,7 +82,9 @@ describe("another partner's order ids and the other environment's", () => {
     const aLive = await place(a.live);
     const aLiveCard = await place(a.live, { payment_method: 'card' });
     // One further along its path, so that advance/cancel would have something to do.
-    expect((await t.http.post(`/v1/sandbox/orders/${(await place(a.sandbox)).id}/advance`).set(bearer(a.sandbox))).status).toBe(200);
+    expect(
+      (await t.http.post(`/v1/sandbox/orders/${(await place(a.sandbox)).id}/advance`).set(bearer(a.sandbox))).status,
+    ).toBe(200);
     const attempts: Array<[string, Record<string, unknown>, string]> = [
       ['partner B sandbox key on A sandbox order', aSandbox, b.sandbox],
       ['partner B live key on A live order', aLive, b.live],
@@ -82,7 +94,12 @@ describe("another partner's order ids and the other environment's", () => {
       ['B sandbox key on A live order', aLive, b.sandbox],
     ];
     const before = await t.stores.events.headPosition();
-    const snapshots = await Promise.all([aSandbox, aLive, aLiveCard].map(async (o) => (await t.http.get(`/v1/orders/${o.id}`).set(bearer(o.environment === 'live' ? a.live : a.sandbox))).body));
+    const snapshots = await Promise.all(
+      [aSandbox, aLive, aLiveCard].map(
+        async (o) =>
+          (await t.http.get(`/v1/orders/${o.id}`).set(bearer(o.environment === 'live' ? a.live : a.sandbox))).body,
+      ),
+    );
 
     for (const [who, order, key] of attempts) {
       for (const [endpoint, call] of ORDER_ENDPOINTS) {
@@ -91,13 +108,20 @@ describe("another partner's order ids and the other environment's", () => {
         const missing = await call(`${id.slice(0, 4)}Nope${id.slice(8)}`, key);
         expect(res.status, `${who}: ${endpoint}`).toBe(404);
         expect(res.body.error.code, `${who}: ${endpoint}`).toBe('order_not_found');
-        expect(normalised(res, id), `${who}: ${endpoint} differs from a missing id`).toEqual(normalised(missing, `${id.slice(0, 4)}Nope${id.slice(8)}`));
+        expect(normalised(res, id), `${who}: ${endpoint} differs from a missing id`).toEqual(
+          normalised(missing, `${id.slice(0, 4)}Nope${id.slice(8)}`),
+        );
         expectNothingOf(order, res);
       }
     }
 
     expect(await t.stores.events.headPosition(), 'a refused call appended events').toBe(before);
-    const after = await Promise.all([aSandbox, aLive, aLiveCard].map(async (o) => (await t.http.get(`/v1/orders/${o.id}`).set(bearer(o.environment === 'live' ? a.live : a.sandbox))).body));
+    const after = await Promise.all(
+      [aSandbox, aLive, aLiveCard].map(
+        async (o) =>
+          (await t.http.get(`/v1/orders/${o.id}`).set(bearer(o.environment === 'live' ? a.live : a.sandbox))).body,
+      ),
+    );
     expect(after).toEqual(snapshots);
   });
 
@@ -118,7 +142,9 @@ describe("another partner's order ids and the other environment's", () => {
   it('webhook deliveries: another partner or environment gets 404 for a delivery id', async (ctx) => {
     const doc = t.service.app.openApiDocument() as { paths: Record<string, unknown> };
     if (!doc.paths['/v1/webhooks/deliveries']) {
-      console.warn('!!! SKIPPED webhook-delivery isolation: GET /v1/webhooks/deliveries is not in the served document yet');
+      console.warn(
+        '!!! SKIPPED webhook-delivery isolation: GET /v1/webhooks/deliveries is not in the served document yet',
+      );
       ctx.skip();
       return;
     }

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { listen, rawRequest, type Listening, type RawAnswer } from '../support/loopback-client.js';
-import { expectStripeVerifies, startReceiver, startWebhookService, type Receiver, type WebhookService } from '../http/webhooks-fixture.js';
+import {
+  expectStripeVerifies,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type WebhookService,
+} from '../http/webhooks-fixture.js';
 
 // Regressions (issue "Hardening"): concurrent requests that must not make two of anything. Every
 // request goes on its own connection to a real listener, all started before any is answered.
@@ -25,15 +31,28 @@ describe('orders', () => {
   });
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    rawRequest(server.base, { method: 'POST', path, headers: { ...bearer(p.sandbox), 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const orderStreams = async (ids: Iterable<string>) => (await Promise.all([...new Set(ids)].map((id) => t.stores.events.listStreams({ prefix: `order-${id}` })))).flat();
+    rawRequest(server.base, {
+      method: 'POST',
+      path,
+      headers: { ...bearer(p.sandbox), 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const orderStreams = async (ids: Iterable<string>) =>
+    (await Promise.all([...new Set(ids)].map((id) => t.stores.events.listStreams({ prefix: `order-${id}` })))).flat();
 
   it('50 concurrent creates with one Idempotency-Key make one order, and all 50 answer with it', async () => {
     const key = newKey();
     const before = await t.stores.events.listStreams({ prefix: 'order-' });
-    const answers = await Promise.all(Array.from({ length: 50 }, () => post('/v1/orders', orderBody({ reference: 'race-50' }), { 'Idempotency-Key': key })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        post('/v1/orders', orderBody({ reference: 'race-50' }), { 'Idempotency-Key': key }),
+      ),
+    );
     const statuses = answers.map((a) => a.status);
-    expect(statuses.filter((s) => s === 201), JSON.stringify(statuses)).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 201),
+      JSON.stringify(statuses),
+    ).toHaveLength(1);
     expect(statuses.filter((s) => s === 200)).toHaveLength(49);
     expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
     const after = await t.stores.events.listStreams({ prefix: 'order-' });
@@ -62,18 +81,25 @@ describe('orders', () => {
     const conflicts = answers.filter((a) => a.body === loser);
     expect(conflicts.map((a) => a.res.status)).toEqual(Array(25).fill(409));
     for (const a of conflicts) expect(a.res.body.error.code).toBe('idempotency_conflict');
-    expect(await orderStreams(answers.flatMap((a) => (a.res.body.data ? [a.res.body.data.id as string] : [])))).toHaveLength(1);
+    expect(
+      await orderStreams(answers.flatMap((a) => (a.res.body.data ? [a.res.body.data.id as string] : []))),
+    ).toHaveLength(1);
   });
 
   it('cancels racing advances: every answer matches the log, and nothing happens to an order after it is cancelled', async () => {
     for (let round = 0; round < 5; round++) {
-      const placed = await post('/v1/orders', orderBody({ reference: `race-cancel-${round}` }), { 'Idempotency-Key': newKey() });
+      const placed = await post('/v1/orders', orderBody({ reference: `race-cancel-${round}` }), {
+        'Idempotency-Key': newKey(),
+      });
       expect(placed.status).toBe(201);
       const id = placed.body.data.id as string;
       const calls: Array<['cancel' | 'advance', Promise<RawAnswer>]> = [];
       // Which kind is sent first alternates between rounds.
       const advance = (): ['advance', Promise<RawAnswer>] => ['advance', post(`/v1/sandbox/orders/${id}/advance`, {})];
-      const cancel = (): ['cancel', Promise<RawAnswer>] => ['cancel', post(`/v1/orders/${id}/cancel`, { reason: 'race' })];
+      const cancel = (): ['cancel', Promise<RawAnswer>] => [
+        'cancel',
+        post(`/v1/orders/${id}/cancel`, { reason: 'race' }),
+      ];
       for (let i = 0; i < 8; i++) calls.push(...(round % 2 ? [cancel(), advance()] : [advance(), cancel()]));
       const answers = await Promise.all(calls.map(async ([kind, answer]) => ({ kind, res: await answer })));
       for (const a of answers) expect([200, 409], `${a.kind}: ${a.res.text.slice(0, 200)}`).toContain(a.res.status);
@@ -116,7 +142,12 @@ describe('webhook endpoint', () => {
     const p = await ts.partner();
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
-        rawRequest(server.base, { method: 'PUT', path: '/v1/webhooks/endpoint', headers: { ...bearer(p.sandbox), 'Content-Type': 'application/json' }, body: JSON.stringify({ url: receiver.url }) }),
+        rawRequest(server.base, {
+          method: 'PUT',
+          path: '/v1/webhooks/endpoint',
+          headers: { ...bearer(p.sandbox), 'Content-Type': 'application/json' },
+          body: JSON.stringify({ url: receiver.url }),
+        }),
       ),
     );
     const created = answers.filter((a) => a.status === 201);

@@ -30,12 +30,15 @@ interface Answer {
 /** One request on its own connection (agent: false), so a burst is many parallel connections. */
 function ping(key: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: '/v1/ping', agent: false, headers: { Authorization: `Bearer ${key}` } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(text) }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path: '/v1/ping', agent: false, headers: { Authorization: `Bearer ${key}` } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -52,7 +55,9 @@ describe('rate limit under a burst', () => {
     expect(ok).toHaveLength(50);
     expect(limited).toHaveLength(150);
     // Each unit of the budget was handed out once.
-    expect(ok.map((a) => Number(a.headers['ratelimit-remaining'])).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(ok.map((a) => Number(a.headers['ratelimit-remaining'])).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 50 }, (_, i) => i),
+    );
     for (const a of limited) {
       expect(a.body.error?.code).toBe('rate_limited');
       expect(a.headers['retry-after']).toMatch(/^\d+$/);
@@ -67,7 +72,11 @@ describe('rate limit under a burst', () => {
   it("one key's burst does not throttle another key, not even the same partner's other key", async () => {
     const noisy = await t.partner({ rateLimitPerMin: 50 });
     const quiet = await t.partner({ rateLimitPerMin: 50 });
-    const [noisyAnswers, quietAnswers, siblingAnswers] = await Promise.all([burst(noisy.sandbox, 200), burst(quiet.sandbox, 40), burst(noisy.live, 40)]);
+    const [noisyAnswers, quietAnswers, siblingAnswers] = await Promise.all([
+      burst(noisy.sandbox, 200),
+      burst(quiet.sandbox, 40),
+      burst(noisy.live, 40),
+    ]);
     expect(noisyAnswers.filter((a) => a.status === 200)).toHaveLength(50);
     expect(quietAnswers.map((a) => a.status)).toEqual(Array(40).fill(200));
     expect(siblingAnswers.map((a) => a.status)).toEqual(Array(40).fill(200));

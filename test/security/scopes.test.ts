@@ -14,7 +14,9 @@ afterAll(() => t.close());
 
 /** A request that would pass validation on most routes: dummy path ids, an empty JSON object. */
 function call(route: RouteSpec, key: string) {
-  const path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) => (name === 'action' ? 'accept' : `dummy_${name}`));
+  const path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) =>
+    name === 'action' ? 'accept' : `dummy_${name}`,
+  );
   const req = t.http[route.method](path).set(bearer(key)).set('Idempotency-Key', 'scope-matrix-key-1');
   return route.method === 'get' ? req : req.send({});
 }
@@ -24,11 +26,15 @@ const scoped = () => keyRoutes().filter((r): r is RouteSpec & { scope: Scope } =
 
 describe('scope matrix', () => {
   it('every partner route names a scope, except GET /v1/ping', () => {
-    const unscoped = keyRoutes().filter((r) => !r.scope).map((r) => `${r.method.toUpperCase()} ${r.path}`);
+    const unscoped = keyRoutes()
+      .filter((r) => !r.scope)
+      .map((r) => `${r.method.toUpperCase()} ${r.path}`);
     expect(unscoped).toEqual(['GET /v1/ping']);
     expect(scoped().length).toBeGreaterThanOrEqual(20);
     // The document says the same (x-required-scope), so partners can read it.
-    const doc = t.service.app.openApiDocument() as { paths: Record<string, Record<string, { 'x-required-scope'?: string }>> };
+    const doc = t.service.app.openApiDocument() as {
+      paths: Record<string, Record<string, { 'x-required-scope'?: string }>>;
+    };
     for (const r of scoped()) {
       const op = doc.paths[r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')]?.[r.method];
       expect(op?.['x-required-scope'], `${r.method} ${r.path}`).toBe(r.scope);
@@ -43,7 +49,9 @@ describe('scope matrix', () => {
         for (const key of [p.sandbox, p.live]) {
           const res = await call(route, key);
           if (res.status !== 403 || res.body.error?.code !== 'insufficient_scope') {
-            missing.push(`${route.method.toUpperCase()} ${route.path} (${key.slice(0, 9)}) -> ${res.status} ${res.body.error?.code}`);
+            missing.push(
+              `${route.method.toUpperCase()} ${route.path} (${key.slice(0, 9)}) -> ${res.status} ${res.body.error?.code}`,
+            );
           }
           expect(res.body.data).toBeUndefined();
         }
@@ -58,7 +66,10 @@ describe('scope matrix', () => {
       for (const route of scoped()) {
         const res = await call(route, p.sandbox);
         const refused = res.status === 403 && res.body.error?.code === 'insufficient_scope';
-        expect(refused, `${scope} key on ${route.method.toUpperCase()} ${route.path} -> ${res.status} ${res.body.error?.code}`).toBe(route.scope !== scope);
+        expect(
+          refused,
+          `${scope} key on ${route.method.toUpperCase()} ${route.path} -> ${res.status} ${res.body.error?.code}`,
+        ).toBe(route.scope !== scope);
       }
     }
   });
@@ -76,7 +87,9 @@ describe('scope matrix', () => {
     try {
       const q = await withToken.partner();
       for (const route of withToken.service.app.routes.filter((r) => r.auth === 'admin')) {
-        const res = await withToken.http[route.method](route.path.replace(/:([A-Za-z0-9_]+)/g, 'x')).set(bearer(q.live));
+        const res = await withToken.http[route.method](route.path.replace(/:([A-Za-z0-9_]+)/g, 'x')).set(
+          bearer(q.live),
+        );
         expect([res.status, res.body.error?.code], `${route.method} ${route.path}`).toEqual([401, 'invalid_api_key']);
       }
     } finally {

@@ -72,7 +72,14 @@ describe('secrets never reach the log', () => {
     expect((await api.get('/v1/ping').set(bearer(a.sandbox))).status).toBe(200);
     expect((await api.get('/v1/ping')).status).toBe(401);
     // The last character changed (to x, or to y when it is already x: 1 key in 62).
-    for (const header of [`Bearer ${a.live.slice(0, -1)}${a.live.endsWith('x') ? 'y' : 'x'}`, `bearer ${a.live}`, `Basic ${Buffer.from(`u:${a.live}`).toString('base64')}`, a.live, `Bearer ${a.live} extra`, `Bearer  ${a.sandbox}`]) {
+    for (const header of [
+      `Bearer ${a.live.slice(0, -1)}${a.live.endsWith('x') ? 'y' : 'x'}`,
+      `bearer ${a.live}`,
+      `Basic ${Buffer.from(`u:${a.live}`).toString('base64')}`,
+      a.live,
+      `Bearer ${a.live} extra`,
+      `Bearer  ${a.sandbox}`,
+    ]) {
       expect((await api.get('/v1/ping').set('Authorization', header)).status, header.slice(0, 12)).toBe(401);
     }
     expect((await api.get('/v1/orders').set(bearer(narrow.sandbox))).status).toBe(403);
@@ -81,34 +88,72 @@ describe('secrets never reach the log', () => {
     await admin.revokeKey(revoked.liveId);
     await waitFor(async () => (await api.get('/v1/ping').set(bearer(revoked.live))).status === 401);
     // A key's text inside a body (an unknown field, a reference) is not logged either.
-    expect((await api.post('/v1/orders').set(bearer(a.sandbox)).set('Idempotency-Key', newKey()).send({ ...orderBody(), api_key: a.live })).status).toBe(400);
+    expect(
+      (
+        await api
+          .post('/v1/orders')
+          .set(bearer(a.sandbox))
+          .set('Idempotency-Key', newKey())
+          .send({ ...orderBody(), api_key: a.live })
+      ).status,
+    ).toBe(400);
     expect((await api.get(`/v1/orders?reference=${a.live}`).set(bearer(a.sandbox))).status).toBe(200);
     expect((await api.get(`/v1/stores/${a.live}`).set(bearer(a.sandbox))).status).toBe(404);
     // ... nor in a path that fails before routing (wrong method, malformed body).
     expect((await api.delete(`/v1/stores/${a.live}`).set(bearer(a.sandbox))).status).toBe(405);
-    expect((await api.post(`/v1/orders/${a.sandbox}/cancel`).set(bearer(a.sandbox)).set('Content-Type', 'application/json').send('{oops')).status).toBe(400);
+    expect(
+      (
+        await api
+          .post(`/v1/orders/${a.sandbox}/cancel`)
+          .set(bearer(a.sandbox))
+          .set('Content-Type', 'application/json')
+          .send('{oops')
+      ).status,
+    ).toBe(400);
 
     // An order's life, sandbox and live, with the operations API and its token.
     const idem = newKey();
-    const placed = await api.post('/v1/orders').set(bearer(a.sandbox)).set('Idempotency-Key', idem).send(orderBody({ payment_method: 'card' }));
+    const placed = await api
+      .post('/v1/orders')
+      .set(bearer(a.sandbox))
+      .set('Idempotency-Key', idem)
+      .send(orderBody({ payment_method: 'card' }));
     expect(placed.status).toBe(201);
-    expect((await api.post('/v1/orders').set(bearer(a.sandbox)).set('Idempotency-Key', idem).send(orderBody({ payment_method: 'card' }))).status).toBe(200);
+    expect(
+      (
+        await api
+          .post('/v1/orders')
+          .set(bearer(a.sandbox))
+          .set('Idempotency-Key', idem)
+          .send(orderBody({ payment_method: 'card' }))
+      ).status,
+    ).toBe(200);
     const link = await api.post(`/v1/orders/${placed.body.data.id}/payment`).set(bearer(a.sandbox));
     expect(link.status).toBe(201);
     expect((await api.post(new URL(link.body.data.url).pathname + '/pay')).status).toBe(200);
-    expect((await api.post(`/v1/sandbox/orders/${placed.body.data.id}/advance`).set(bearer(a.sandbox))).status).toBe(200);
+    expect((await api.post(`/v1/sandbox/orders/${placed.body.data.id}/advance`).set(bearer(a.sandbox))).status).toBe(
+      200,
+    );
     const live = await api.post('/v1/orders').set(bearer(a.live)).set('Idempotency-Key', newKey()).send(orderBody());
     expect(live.status).toBe(201);
     expect((await api.post(`/internal/orders/${live.body.data.id}/accept`).set(bearer(ADMIN_TOKEN))).status).toBe(200);
-    expect((await api.post(`/internal/orders/${live.body.data.id}/start`).set(bearer(`${ADMIN_TOKEN}x`))).status).toBe(401);
-    expect((await api.post(`/v1/orders/${live.body.data.id}/cancel`).set(bearer(a.live)).send({ reason: 'changed mind' })).status).toBe(200);
+    expect((await api.post(`/internal/orders/${live.body.data.id}/start`).set(bearer(`${ADMIN_TOKEN}x`))).status).toBe(
+      401,
+    );
+    expect(
+      (await api.post(`/v1/orders/${live.body.data.id}/cancel`).set(bearer(a.live)).send({ reason: 'changed mind' }))
+        .status,
+    ).toBe(200);
     expect((await api.get(`/v1/orders/${live.body.data.id}/tracking`).set(bearer(a.live))).status).toBe(200);
 
     // A store fault while resolving a key: 500, logged as an error.
     expect((await api.get('/v1/ping').set(bearer(failing.sandbox))).status).toBe(500);
 
     const log = fs.readFileSync(logFile, 'utf8');
-    const lines = log.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string; err?: { message?: string } });
+    const lines = log
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { level: number; msg: string; err?: { message?: string } });
     // The log was really written: one line per request (failed authentications after an address's
     // first are counted, not logged one by one: see AuthThrottle), and the fault with its message.
     expect(lines.filter((l) => l.msg === 'request').length).toBeGreaterThan(20);
@@ -119,7 +164,10 @@ describe('secrets never reach the log', () => {
     for (const secret of secrets) {
       expect(log.includes(secret), `a secret starting ${secret.slice(0, 12)} is in the log`).toBe(false);
       // Nor a telling part of one (e.g. a key logged with its prefix cut off).
-      expect(log.includes(secret.slice(-24)), `the tail of a secret starting ${secret.slice(0, 12)} is in the log`).toBe(false);
+      expect(
+        log.includes(secret.slice(-24)),
+        `the tail of a secret starting ${secret.slice(0, 12)} is in the log`,
+      ).toBe(false);
     }
     expect(log).not.toMatch(/bearer /i);
     expect(log).not.toMatch(/authorization/i);

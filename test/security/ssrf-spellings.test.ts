@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../support/service.js';
 import { waitFor } from '../support/wait.js';
-import { register, startReceiver, startWebhookService, type Receiver, type WebhookService } from '../http/webhooks-fixture.js';
+import {
+  register,
+  startReceiver,
+  startWebhookService,
+  type Receiver,
+  type WebhookService,
+} from '../http/webhooks-fixture.js';
 
 // Regressions (issue "Hardening"): every way of writing a private address in a webhook URL is
 // refused at registration, through the public API only (PUT /v1/webhooks/endpoint, production rules);
@@ -10,7 +16,11 @@ import { register, startReceiver, startWebhookService, type Receiver, type Webho
 
 const PUBLIC_IP = '93.184.216.34';
 /** Names the tests control; anything else does not resolve (no test reaches the real DNS). */
-const DNS: Record<string, string[]> = { 'hooks.example.com': [PUBLIC_IP], localhost: ['127.0.0.1', '::1'], 'localhost.': ['127.0.0.1'] };
+const DNS: Record<string, string[]> = {
+  'hooks.example.com': [PUBLIC_IP],
+  localhost: ['127.0.0.1', '::1'],
+  'localhost.': ['127.0.0.1'],
+};
 const resolve = async (host: string) => {
   const found = DNS[host];
   if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
@@ -80,7 +90,14 @@ describe('private addresses, however spelled, are refused at registration', () =
 
   it('the same name at a public address is registered (the spellings above differ in the address only)', async () => {
     const p = await ts.partner();
-    expect((await ts.http.put('/v1/webhooks/endpoint').set(bearer(p.live)).send({ url: 'https://hooks.example.com#@127.0.0.1/hook' })).status).toBe(201);
+    expect(
+      (
+        await ts.http
+          .put('/v1/webhooks/endpoint')
+          .set(bearer(p.live))
+          .send({ url: 'https://hooks.example.com#@127.0.0.1/hook' })
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -101,7 +118,8 @@ describe('at delivery', () => {
     let flipped = false;
     let afterFlip = 0;
     const rebinding = async (host: string) => {
-      if (host !== 'rebind.test') throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      if (host !== 'rebind.test')
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
       const answer = flipped && afterFlip++ > 0 ? '127.0.0.2' : '127.0.0.1';
       lookups.push(answer);
       return [answer];
@@ -117,7 +135,8 @@ describe('at delivery', () => {
       expect(test.status).toBe(202);
       const delivery = await waitFor(
         async () => {
-          const d = (await ts.http.get(`/v1/webhooks/deliveries/${test.body.data.id}`).set(bearer(p.sandbox))).body.data;
+          const d = (await ts.http.get(`/v1/webhooks/deliveries/${test.body.data.id}`).set(bearer(p.sandbox))).body
+            .data;
           return d.attempts.length > 0 && d;
         },
         { what: 'the first attempt to end', timeoutMs: 60_000 },
@@ -133,31 +152,29 @@ describe('at delivery', () => {
     }
   }, 120_000);
 
-  it(
-    'a receiver that never answers is cut off after the 8 s reply wait, and the attempt says so',
-    async () => {
-      const ts = await startWebhookService();
-      const silent = await startReceiver();
-      silent.reply = () => ({ status: 200, delayMs: 120_000 });
-      try {
-        const p = await ts.partner();
-        await register(ts, p.sandbox, silent.url);
-        const test = await ts.http.post('/v1/webhooks/test').set(bearer(p.sandbox)).send({});
-        expect(test.status).toBe(202);
-        const attempt = await waitFor(
-          async () => (await ts.http.get(`/v1/webhooks/deliveries/${test.body.data.id}`).set(bearer(p.sandbox))).body.data.attempts[0],
-          { what: 'the first attempt to end', timeoutMs: 60_000, intervalMs: 200 },
-        );
-        expect(attempt.status).toBeNull();
-        expect(attempt.error).toMatch(/timed out.*8000 ms/);
-        expect(attempt.duration_ms).toBeGreaterThanOrEqual(7_900);
-        // Generous upper bound: a busy machine delays the end of an attempt, never by a minute.
-        expect(attempt.duration_ms).toBeLessThan(60_000);
-      } finally {
-        await silent.close();
-        await ts.close();
-      }
-    },
-    120_000,
-  );
+  it('a receiver that never answers is cut off after the 8 s reply wait, and the attempt says so', async () => {
+    const ts = await startWebhookService();
+    const silent = await startReceiver();
+    silent.reply = () => ({ status: 200, delayMs: 120_000 });
+    try {
+      const p = await ts.partner();
+      await register(ts, p.sandbox, silent.url);
+      const test = await ts.http.post('/v1/webhooks/test').set(bearer(p.sandbox)).send({});
+      expect(test.status).toBe(202);
+      const attempt = await waitFor(
+        async () =>
+          (await ts.http.get(`/v1/webhooks/deliveries/${test.body.data.id}`).set(bearer(p.sandbox))).body.data
+            .attempts[0],
+        { what: 'the first attempt to end', timeoutMs: 60_000, intervalMs: 200 },
+      );
+      expect(attempt.status).toBeNull();
+      expect(attempt.error).toMatch(/timed out.*8000 ms/);
+      expect(attempt.duration_ms).toBeGreaterThanOrEqual(7_900);
+      // Generous upper bound: a busy machine delays the end of an attempt, never by a minute.
+      expect(attempt.duration_ms).toBeLessThan(60_000);
+    } finally {
+      await silent.close();
+      await ts.close();
+    }
+  }, 120_000);
 });

@@ -2,7 +2,14 @@ import type { Response, Test } from 'supertest';
 import { expect } from 'vitest';
 import { eventMetadata } from '../../src/application/event-metadata.js';
 import type { Environment } from '../../src/domain/environment.js';
-import { orderStream, type AcceptedBy, type CancelledBy, type OrderEvent, type OrderPlacedData, type Rider } from '../../src/domain/order/events.js';
+import {
+  orderStream,
+  type AcceptedBy,
+  type CancelledBy,
+  type OrderEvent,
+  type OrderPlacedData,
+  type Rider,
+} from '../../src/domain/order/events.js';
 import type { EventMetadata } from '../../src/ports/event-store.js';
 import { newId } from '../../src/shared/ids.js';
 import type { Http } from './http.js';
@@ -38,7 +45,8 @@ export const ApiSpecification = {
     return (...given: TestStream[]) => ({
       when(request: (http: Http) => Test) {
         return {
-          then: (asserts: ApiAssert | ApiAssert[]): Promise<Response> => run(service(), given, request, [asserts].flat()),
+          then: (asserts: ApiAssert | ApiAssert[]): Promise<Response> =>
+            run(service(), given, request, [asserts].flat()),
         };
       },
     });
@@ -63,7 +71,10 @@ export function existingOrder(placed: OrderPlacedData, ...later: OrderEvent[]): 
   const events: OrderEvent[] = [{ type: 'OrderPlaced', data: placed }, ...later];
   return existingStream(
     orderStream(placed.order_id),
-    events.map((e) => ({ ...e, metadata: eventMetadata({ actor: 'system', cause: {}, owner: placed, at: e.data.at }) })),
+    events.map((e) => ({
+      ...e,
+      metadata: eventMetadata({ actor: 'system', cause: {}, owner: placed, at: e.data.at }),
+    })),
   );
 }
 
@@ -79,9 +90,17 @@ export const expectResponse =
 export const expectError = (status: number, error: Record<string, unknown> = {}): ResponseAssert =>
   expectResponse(status, { body: { error } });
 
-export const expectNewEvents = (streamId: string, newEvents: NewEventsAssert['newEvents']): NewEventsAssert => ({ streamId, newEvents });
+export const expectNewEvents = (streamId: string, newEvents: NewEventsAssert['newEvents']): NewEventsAssert => ({
+  streamId,
+  newEvents,
+});
 
-async function run(t: TestService, given: TestStream[], request: (http: Http) => Test, asserts: ApiAssert[]): Promise<Response> {
+async function run(
+  t: TestService,
+  given: TestStream[],
+  request: (http: Http) => Test,
+  asserts: ApiAssert[],
+): Promise<Response> {
   const events = t.stores.events;
   for (const { streamId, events: stream } of given) {
     await events.append(
@@ -97,16 +116,21 @@ async function run(t: TestService, given: TestStream[], request: (http: Http) =>
   }
 
   const expected = new Map<string, NewEventsAssert['newEvents']>();
-  for (const a of asserts) if (typeof a !== 'function') expected.set(a.streamId, [...(expected.get(a.streamId) ?? []), ...a.newEvents]);
+  for (const a of asserts)
+    if (typeof a !== 'function') expected.set(a.streamId, [...(expected.get(a.streamId) ?? []), ...a.newEvents]);
   const streams = [...new Set([...given.map((s) => s.streamId), ...expected.keys()])];
   const before = new Map<string, number>();
-  for (const id of streams) before.set(id, (await events.readStream(id, { backwards: true, maxCount: 1 }))[0]?.revision ?? -1);
+  for (const id of streams)
+    before.set(id, (await events.readStream(id, { backwards: true, maxCount: 1 }))[0]?.revision ?? -1);
 
   const response = await request(t.http);
   for (const a of asserts) if (typeof a === 'function') a(response);
   for (const id of streams) {
     const appended = await events.readStream(id, { fromRevision: before.get(id)! + 1 });
-    expect(appended.map((e) => ({ type: e.type, data: e.data })), `events appended to ${id}`).toEqual(expected.get(id) ?? []);
+    expect(
+      appended.map((e) => ({ type: e.type, data: e.data })),
+      `events appended to ${id}`,
+    ).toEqual(expected.get(id) ?? []);
   }
   return response;
 }
@@ -118,7 +142,11 @@ export const SEEDED_AT = '2026-11-21T11:00:00.000Z';
  * An OrderPlaced as the service records `orderBody()` (test/support/orders.ts) at Shawarma Al Reem
  * (KWD; the store's 20% offer), for a partner and environment, with a fresh order id.
  */
-export function placedOrder(partnerId: string, environment: Environment, over: Partial<OrderPlacedData> = {}): OrderPlacedData {
+export function placedOrder(
+  partnerId: string,
+  environment: Environment,
+  over: Partial<OrderPlacedData> = {},
+): OrderPlacedData {
   const at = over.at ?? SEEDED_AT;
   return {
     order_id: newId(environment === 'sandbox' ? 'sbx' : 'ord'),
@@ -160,16 +188,28 @@ export const PICKUP = { fulfilment: 'pickup', delivery_address: null } as const;
 
 /** The later facts of an order (src/domain/order/events.ts), at SEEDED_AT unless told. */
 export const orderEvents = {
-  accepted: (by: AcceptedBy = 'restaurant', at = SEEDED_AT): OrderEvent => ({ type: 'OrderAccepted', data: { by, at } }),
+  accepted: (by: AcceptedBy = 'restaurant', at = SEEDED_AT): OrderEvent => ({
+    type: 'OrderAccepted',
+    data: { by, at },
+  }),
   preparationStarted: (at = SEEDED_AT): OrderEvent => ({ type: 'OrderPreparationStarted', data: { at } }),
   packed: (at = SEEDED_AT): OrderEvent => ({ type: 'OrderPacked', data: { at } }),
   riderAssigned: (rider: Rider, at = SEEDED_AT): OrderEvent => ({ type: 'RiderAssigned', data: { rider, at } }),
   pickedUp: (at = SEEDED_AT): OrderEvent => ({ type: 'OrderPickedUp', data: { at } }),
   delivered: (at = SEEDED_AT): OrderEvent => ({ type: 'OrderDelivered', data: { at } }),
   collected: (at = SEEDED_AT): OrderEvent => ({ type: 'OrderCollected', data: { at } }),
-  cancelled: (by: CancelledBy, reason: string | null = null, at = SEEDED_AT): OrderEvent => ({ type: 'OrderCancelled', data: { by, reason, at } }),
-  paymentSucceeded: (amount: number, at = SEEDED_AT): OrderEvent => ({ type: 'PaymentSucceeded', data: { amount, provider_ref: 'pi_seeded', at } }),
-  paymentFailed: (reason = 'card_declined', at = SEEDED_AT): OrderEvent => ({ type: 'PaymentFailed', data: { reason, at } }),
+  cancelled: (by: CancelledBy, reason: string | null = null, at = SEEDED_AT): OrderEvent => ({
+    type: 'OrderCancelled',
+    data: { by, reason, at },
+  }),
+  paymentSucceeded: (amount: number, at = SEEDED_AT): OrderEvent => ({
+    type: 'PaymentSucceeded',
+    data: { amount, provider_ref: 'pi_seeded', at },
+  }),
+  paymentFailed: (reason = 'card_declined', at = SEEDED_AT): OrderEvent => ({
+    type: 'PaymentFailed',
+    data: { reason, at },
+  }),
   refunded: (amount: number, refundedTotal: number, at = SEEDED_AT): OrderEvent => ({
     type: 'OrderRefunded',
     data: { amount, refunded_total: refundedTotal, at },

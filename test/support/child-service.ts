@@ -13,7 +13,10 @@ export function ensureBuilt(): void {
 }
 
 export function runCli(dataDir: string, args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -29,7 +32,11 @@ export interface ChildService {
  * Starts `node dist/src/main.js` on a free port and resolves once it listens. The default bound is
  * generous: a start takes about a second on an idle machine and many times that on a busy one.
  */
-export function startChildService(dataDir: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ChildService> {
+export function startChildService(
+  dataDir: string,
+  env: Record<string, string> = {},
+  timeoutMs = 60_000,
+): Promise<ChildService> {
   const child = spawn(process.execPath, [MAIN], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,7 +44,10 @@ export function startChildService(dataDir: string, env: Record<string, string> =
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start in ${timeoutMs} ms:\n${out.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`service did not start in ${timeoutMs} ms:\n${out.slice(-2000)}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       if (out.length > 1_000_000) out = out.slice(-200_000);

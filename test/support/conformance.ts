@@ -37,11 +37,16 @@ export function checkConformance(doc: Doc, method: string, url: string, res: Res
   const template = templates.find((t) => t.regex.test(path));
   if (!template) {
     // Unknown routes answer 404/405 in the envelope; nothing to match them against but the Error schema.
-    return [404, 405].includes(res.status) ? validateError(ajv, res, where) : [`${where}: path not in the OpenAPI document`];
+    return [404, 405].includes(res.status)
+      ? validateError(ajv, res, where)
+      : [`${where}: path not in the OpenAPI document`];
   }
   const op = doc.paths[template.path]![method.toLowerCase()];
   // Body parsing runs before routing, so an undeclared method can still meet a body error first.
-  if (!op) return [400, 405, 413, 415].includes(res.status) ? validateError(ajv, res, where) : [`${where}: method not in the OpenAPI document`];
+  if (!op)
+    return [400, 405, 413, 415].includes(res.status)
+      ? validateError(ajv, res, where)
+      : [`${where}: method not in the OpenAPI document`];
   const declared = op.responses[String(res.status)];
   if (!declared) return [`${where}: status not declared (declared: ${Object.keys(op.responses).join(', ')})`];
   const problems: string[] = [];
@@ -53,10 +58,20 @@ export function checkConformance(doc: Doc, method: string, url: string, res: Res
     if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) {
       problems.push(`${where}: content-type ${res.headers['content-type']} is not application/json`);
     } else {
-      const ref = pointer('paths', template.path, method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema');
+      const ref = pointer(
+        'paths',
+        template.path,
+        method.toLowerCase(),
+        'responses',
+        String(res.status),
+        'content',
+        'application/json',
+        'schema',
+      );
       const validate = ajv.getSchema(`openapi${ref}`);
       if (!validate) problems.push(`${where}: cannot resolve ${ref}`);
-      else if (!validate(res.body)) problems.push(`${where}: body does not match schema: ${ajv.errorsText(validate.errors)}`);
+      else if (!validate(res.body))
+        problems.push(`${where}: body does not match schema: ${ajv.errorsText(validate.errors)}`);
     }
   }
   return problems;

@@ -65,7 +65,8 @@ export const DeciderSpecification = {
               events = handle();
             } catch (error) {
               if (errorClass) expect(error, `expected a ${errorClass.name}`).toBeInstanceOf(errorClass);
-              if (check) expect(check(error as E), `the error did not pass the check: ${String(error)}`).not.toBe(false);
+              if (check)
+                expect(check(error as E), `the error did not pass the check: ${String(error)}`).not.toBe(false);
               return;
             }
             expect.fail(`expected the command to throw, it decided ${JSON.stringify(events)}`);

@@ -45,8 +45,12 @@ import type * as S from '@eventstore/db-client/generated/streams_pb.js';
 
 // The protobuf well-known types the client's generated code uses (google-protobuf is its dependency).
 const requireFromClient = createRequire(createRequire(import.meta.url).resolve('@eventstore/db-client'));
-const { Any } = requireFromClient('google-protobuf/google/protobuf/any_pb.js') as typeof import('google-protobuf/google/protobuf/any_pb.js');
-const { Empty } = requireFromClient('google-protobuf/google/protobuf/empty_pb.js') as typeof import('google-protobuf/google/protobuf/empty_pb.js');
+const { Any } = requireFromClient(
+  'google-protobuf/google/protobuf/any_pb.js',
+) as typeof import('google-protobuf/google/protobuf/any_pb.js');
+const { Empty } = requireFromClient(
+  'google-protobuf/google/protobuf/empty_pb.js',
+) as typeof import('google-protobuf/google/protobuf/empty_pb.js');
 
 export interface StoredEvent {
   id: string;
@@ -229,7 +233,12 @@ function rpcError(code: grpc.status, details: string, exception?: string, group?
 }
 
 const groupMissing = (group: string): RpcError =>
-  rpcError(grpc.status.NOT_FOUND, `Subscription group ${group} on stream $all does not exist.`, 'persistent-subscription-does-not-exist', group);
+  rpcError(
+    grpc.status.NOT_FOUND,
+    `Subscription group ${group} on stream $all does not exist.`,
+    'persistent-subscription-does-not-exist',
+    group,
+  );
 
 function text(bytes: Uint8Array | undefined): string {
   return bytes ? Buffer.from(bytes).toString('utf8') : '';
@@ -411,14 +420,32 @@ export class EsdbStandIn {
   }
 
   /** A persistent subscription's current state (undefined when it does not exist). */
-  group(name: string): { settings: GroupSettings; filter?: ServerFilter; parked: StoredEvent[]; consumers: number } | undefined {
+  group(
+    name: string,
+  ): { settings: GroupSettings; filter?: ServerFilter; parked: StoredEvent[]; consumers: number } | undefined {
     const g = this.groups.get(name);
-    return g && { settings: g.settings, ...(g.filter ? { filter: g.filter } : {}), parked: [...g.parked], consumers: g.consumers.length };
+    return (
+      g && {
+        settings: g.settings,
+        ...(g.filter ? { filter: g.filter } : {}),
+        parked: [...g.parked],
+        consumers: g.consumers.length,
+      }
+    );
   }
 
   /** Appends an event as another tool would (any content type, any stream), with no checks. */
-  appendForeign(streamId: string, event: { type: string; contentType: string; data: Uint8Array; metadata?: Uint8Array; id?: string }): StoredEvent {
-    const proposed = { id: event.id ?? randomUUID(), type: event.type, contentType: event.contentType, data: Buffer.from(event.data), metadata: Buffer.from(event.metadata ?? new Uint8Array()) };
+  appendForeign(
+    streamId: string,
+    event: { type: string; contentType: string; data: Uint8Array; metadata?: Uint8Array; id?: string },
+  ): StoredEvent {
+    const proposed = {
+      id: event.id ?? randomUUID(),
+      type: event.type,
+      contentType: event.contentType,
+      data: Buffer.from(event.data),
+      metadata: Buffer.from(event.metadata ?? new Uint8Array()),
+    };
     const written = this.commit(streamId, 'any', [proposed]);
     if (!('events' in written)) throw new Error('unreachable');
     return written.events[0]!;
@@ -442,7 +469,9 @@ export class EsdbStandIn {
   // --- server plumbing ------------------------------------------------------------------------
 
   private createServer(): grpc.Server {
-    const server = new grpc.Server(this.maxConcurrentStreams === undefined ? {} : { 'grpc.max_concurrent_streams': this.maxConcurrentStreams });
+    const server = new grpc.Server(
+      this.maxConcurrentStreams === undefined ? {} : { 'grpc.max_concurrent_streams': this.maxConcurrentStreams },
+    );
     server.addService(serverFeaturesGrpc.ServerFeaturesService, {
       getSupportedMethods: this.unary('GetSupportedMethods', () => this.supportedMethods()),
     });
@@ -472,7 +501,9 @@ export class EsdbStandIn {
     for (let attempt = 0; ; attempt++) {
       try {
         return await new Promise<number>((resolve, reject) =>
-          this.server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+          this.server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+            err ? reject(err) : resolve(bound),
+          ),
         );
       } catch (err) {
         // Rebinding the port just released by restart() can race the old listener's close.
@@ -487,8 +518,19 @@ export class EsdbStandIn {
     this.server.forceShutdown();
   }
 
-  private track(method: StandInMethod, call: NodeJS.EventEmitter | undefined, extra: Partial<RecordedCall> = {}): Tracked {
-    const rec: RecordedCall = { id: this.nextCallId++, method, startedAt: Date.now(), seq: ++this.seq, state: 'open', ...extra };
+  private track(
+    method: StandInMethod,
+    call: NodeJS.EventEmitter | undefined,
+    extra: Partial<RecordedCall> = {},
+  ): Tracked {
+    const rec: RecordedCall = {
+      id: this.nextCallId++,
+      method,
+      startedAt: Date.now(),
+      seq: ++this.seq,
+      state: 'open',
+      ...extra,
+    };
     const t: Tracked = { rec, failed: false, cleanups: [] };
     this.calls.push(rec);
     this.tracked.push(t);
@@ -509,7 +551,11 @@ export class EsdbStandIn {
     for (const cleanup of t.cleanups.splice(0)) cleanup();
   }
 
-  private end(call: grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>, t: Tracked, error?: RpcError): void {
+  private end(
+    call: grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
+    t: Tracked,
+    error?: RpcError,
+  ): void {
     if (t.rec.state !== 'open') return;
     t.rec.state = 'ending';
     if (error) {
@@ -538,7 +584,11 @@ export class EsdbStandIn {
   }
 
   private supportedMethods(): InstanceType<typeof serverFeaturesPb.SupportedMethods> {
-    const method = (service: string, name: string, features: string[]): InstanceType<typeof serverFeaturesPb.SupportedMethod> =>
+    const method = (
+      service: string,
+      name: string,
+      features: string[],
+    ): InstanceType<typeof serverFeaturesPb.SupportedMethod> =>
       new serverFeaturesPb.SupportedMethod().setServiceName(service).setMethodName(name).setFeaturesList(features);
     const streams = 'event_store.client.streams.streams';
     const persistent = 'event_store.client.persistent_subscriptions.persistentsubscriptions';
@@ -553,7 +603,11 @@ export class EsdbStandIn {
 
   // --- the log --------------------------------------------------------------------------------
 
-  private commit(streamId: string, expected: Expected, proposed: ProposedEvent[]): { events: StoredEvent[]; last: StoredEvent } | { current: bigint | undefined } {
+  private commit(
+    streamId: string,
+    expected: Expected,
+    proposed: ProposedEvent[],
+  ): { events: StoredEvent[]; last: StoredEvent } | { current: bigint | undefined } {
     const stream = this.streams.get(streamId);
     const current = stream ? BigInt(stream.length - 1) : undefined;
     const ok =
@@ -566,7 +620,11 @@ export class EsdbStandIn {
     // The $streams system projection: one link per new stream ("0@<stream>"), itself in $all.
     if (!stream && !streamId.startsWith('$')) {
       this.write('$streams', BigInt(this.streams.get('$streams')?.length ?? 0), {
-        id: randomUUID(), type: '$>', contentType: 'application/octet-stream', data: Buffer.from(`0@${streamId}`), metadata: Buffer.alloc(0),
+        id: randomUUID(),
+        type: '$>',
+        contentType: 'application/octet-stream',
+        data: Buffer.from(`0@${streamId}`),
+        metadata: Buffer.alloc(0),
       });
     }
     for (const sub of this.live) void this.pump(sub);
@@ -576,7 +634,8 @@ export class EsdbStandIn {
 
   private write(streamId: string, revision: bigint, p: ProposedEvent): StoredEvent {
     const e: StoredEvent = { ...p, streamId, revision, position: this.nextPosition, created: new Date() };
-    this.nextPosition += 128n + BigInt(Buffer.byteLength(streamId) + Buffer.byteLength(p.type) + p.data.length + p.metadata.length);
+    this.nextPosition +=
+      128n + BigInt(Buffer.byteLength(streamId) + Buffer.byteLength(p.type) + p.data.length + p.metadata.length);
     this.log.push(e);
     const stream = this.streams.get(streamId) ?? [];
     stream.push(e);
@@ -608,24 +667,52 @@ export class EsdbStandIn {
       if (!entry && options) {
         const expected: Expected = options.hasStreamPosition()
           ? BigInt(options.getStreamPosition())
-          : options.hasNoStream() ? 'no_stream' : options.hasStreamExists() ? 'stream_exists' : 'any';
+          : options.hasNoStream()
+            ? 'no_stream'
+            : options.hasStreamExists()
+              ? 'stream_exists'
+              : 'any';
         entry = { streamId: text(options.getStreamIdentifier()?.getStreamName_asU8()), expected, events: [] };
         pending.set(correlationId, entry);
       }
-      this.appendRequests.push({ callId: t.rec.id, seq: ++this.seq, correlationId, ...(entry ? { streamId: entry.streamId } : {}), events, isFinal: req.getIsFinal() });
-      if (!entry) return this.end(call, t, rpcError(grpc.status.INVALID_ARGUMENT, 'the first message of an append carries its options'));
+      this.appendRequests.push({
+        callId: t.rec.id,
+        seq: ++this.seq,
+        correlationId,
+        ...(entry ? { streamId: entry.streamId } : {}),
+        events,
+        isFinal: req.getIsFinal(),
+      });
+      if (!entry)
+        return this.end(
+          call,
+          t,
+          rpcError(grpc.status.INVALID_ARGUMENT, 'the first message of an append carries its options'),
+        );
       entry.events.push(...events);
       if (!req.getIsFinal()) return;
       pending.delete(correlationId);
       if (entry.events.some((e) => !UUID.test(e.id))) {
-        return this.end(call, t, rpcError(grpc.status.INVALID_ARGUMENT, `invalid event id in an append to ${entry.streamId}`));
+        return this.end(
+          call,
+          t,
+          rpcError(grpc.status.INVALID_ARGUMENT, `invalid event id in an append to ${entry.streamId}`),
+        );
       }
-      const resp = new streamsPb.BatchAppendResp().setCorrelationId(uuid(correlationId)).setStreamIdentifier(streamIdentifier(entry.streamId));
+      const resp = new streamsPb.BatchAppendResp()
+        .setCorrelationId(uuid(correlationId))
+        .setStreamIdentifier(streamIdentifier(entry.streamId));
       const result = this.commit(entry.streamId, entry.expected, entry.events);
       if ('last' in result) {
         // Like EventStoreDB: the position of the append's last event.
-        const position = new sharedPb.AllStreamPosition().setCommitPosition(String(result.last.position)).setPreparePosition(String(result.last.position));
-        resp.setSuccess(new streamsPb.BatchAppendResp.Success().setCurrentRevision(String(result.last.revision)).setPosition(position));
+        const position = new sharedPb.AllStreamPosition()
+          .setCommitPosition(String(result.last.position))
+          .setPreparePosition(String(result.last.position));
+        resp.setSuccess(
+          new streamsPb.BatchAppendResp.Success()
+            .setCurrentRevision(String(result.last.revision))
+            .setPosition(position),
+        );
       } else {
         const wrong = new sharedPb.WrongExpectedVersion();
         if (result.current !== undefined) wrong.setCurrentStreamRevision(String(result.current));
@@ -635,7 +722,10 @@ export class EsdbStandIn {
         else if (entry.expected === 'stream_exists') wrong.setExpectedStreamExists(new Empty());
         const details = new Any();
         details.pack(wrong.serializeBinary(), 'event_store.client.WrongExpectedVersion');
-        const status = new statusPb.Status().setCode(codePb.Code.FAILED_PRECONDITION).setMessage('WrongExpectedVersion').setDetails(details);
+        const status = new statusPb.Status()
+          .setCode(codePb.Code.FAILED_PRECONDITION)
+          .setMessage('WrongExpectedVersion')
+          .setDetails(details);
         resp.setError(status);
       }
       call.write(resp);
@@ -647,13 +737,20 @@ export class EsdbStandIn {
 
   private async read(call: grpc.ServerWritableStream<S.ReadReq, S.ReadResp>): Promise<void> {
     const o = call.request.getOptions();
-    if (!o) return this.end(call, this.track('Read', call), rpcError(grpc.status.INVALID_ARGUMENT, 'a read needs options'));
+    if (!o)
+      return this.end(call, this.track('Read', call), rpcError(grpc.status.INVALID_ARGUMENT, 'a read needs options'));
     const all = o.getAll();
     const stream = o.getStream();
     const info: ReadInfo = {
       kind: o.hasSubscription() ? 'subscription' : all ? 'all' : 'stream',
       ...(stream ? { streamId: text(stream.getStreamIdentifier()?.getStreamName_asU8()) } : {}),
-      from: all ? startFrom(all) : stream?.hasRevision() ? BigInt(stream.getRevision()) : stream?.hasEnd() ? 'end' : 'start',
+      from: all
+        ? startFrom(all)
+        : stream?.hasRevision()
+          ? BigInt(stream.getRevision())
+          : stream?.hasEnd()
+            ? 'end'
+            : 'start',
       direction: o.getReadDirection() === streamsPb.ReadReq.Options.ReadDirection.BACKWARDS ? 'backwards' : 'forwards',
       ...(o.hasSubscription() ? {} : { count: BigInt(o.getCount()) }),
       resolveLinks: o.getResolveLinks(),
@@ -661,7 +758,12 @@ export class EsdbStandIn {
     };
     const t = this.track('Read', call, { read: info });
     if (info.kind === 'stream') return this.readStream(call, t, info);
-    if (!all) return this.end(call, t, rpcError(grpc.status.UNIMPLEMENTED, 'stream subscriptions are not emulated by the stand-in'));
+    if (!all)
+      return this.end(
+        call,
+        t,
+        rpcError(grpc.status.UNIMPLEMENTED, 'stream subscriptions are not emulated by the stand-in'),
+      );
     if (typeof info.from === 'bigint' && !this.validPosition(info.from)) {
       return this.end(call, t, rpcError(grpc.status.UNKNOWN, 'Trying to read from an invalid position.'));
     }
@@ -672,15 +774,23 @@ export class EsdbStandIn {
       if (typeof from === 'bigint') events = events.filter((e) => e.position >= from);
       else if (from === 'end') events = [];
     } else {
-      events = (typeof from === 'bigint' ? events.filter((e) => e.position < from) : from === 'start' ? [] : events).slice().reverse();
+      events = (typeof from === 'bigint' ? events.filter((e) => e.position < from) : from === 'start' ? [] : events)
+        .slice()
+        .reverse();
     }
     await this.send(call, t, events.slice(0, Number(info.count)), info, true);
   }
 
-  private async readStream(call: grpc.ServerWritableStream<S.ReadReq, S.ReadResp>, t: Tracked, info: ReadInfo): Promise<void> {
+  private async readStream(
+    call: grpc.ServerWritableStream<S.ReadReq, S.ReadResp>,
+    t: Tracked,
+    info: ReadInfo,
+  ): Promise<void> {
     const stream = this.streams.get(info.streamId ?? '');
     if (!stream) {
-      const notFound = new streamsPb.ReadResp.StreamNotFound().setStreamIdentifier(streamIdentifier(info.streamId ?? ''));
+      const notFound = new streamsPb.ReadResp.StreamNotFound().setStreamIdentifier(
+        streamIdentifier(info.streamId ?? ''),
+      );
       call.write(new streamsPb.ReadResp().setStreamNotFound(notFound));
       return this.end(call, t);
     }
@@ -688,11 +798,18 @@ export class EsdbStandIn {
     const events =
       info.direction === 'forwards'
         ? stream.filter((e) => typeof from !== 'bigint' || e.revision >= from).filter(() => from !== 'end')
-        : stream.filter((e) => typeof from !== 'bigint' || e.revision <= from).filter(() => from !== 'start').reverse();
+        : stream
+            .filter((e) => typeof from !== 'bigint' || e.revision <= from)
+            .filter(() => from !== 'start')
+            .reverse();
     await this.send(call, t, events.slice(0, Number(info.count)), info, false);
   }
 
-  private readEvent(e: StoredEvent, resolveLinks: boolean, withPosition: boolean): InstanceType<typeof streamsPb.ReadResp.ReadEvent> {
+  private readEvent(
+    e: StoredEvent,
+    resolveLinks: boolean,
+    withPosition: boolean,
+  ): InstanceType<typeof streamsPb.ReadResp.ReadEvent> {
     const readEvent = new streamsPb.ReadResp.ReadEvent();
     const target = resolveLinks && e.type === '$>' ? this.linkTarget(e) : e;
     if (target) readEvent.setEvent(recorded(new streamsPb.ReadResp.ReadEvent.RecordedEvent(), target));
@@ -708,10 +825,17 @@ export class EsdbStandIn {
   }
 
   /** Writes events at the pace the client reads them (HTTP/2 flow control), then ends the call. */
-  private async send(call: grpc.ServerWritableStream<S.ReadReq, S.ReadResp>, t: Tracked, events: StoredEvent[], info: ReadInfo, withPosition: boolean): Promise<void> {
+  private async send(
+    call: grpc.ServerWritableStream<S.ReadReq, S.ReadResp>,
+    t: Tracked,
+    events: StoredEvent[],
+    info: ReadInfo,
+    withPosition: boolean,
+  ): Promise<void> {
     for (const e of events) {
       if (t.rec.state !== 'open') return;
-      if (!call.write(new streamsPb.ReadResp().setEvent(this.readEvent(e, info.resolveLinks, withPosition)))) await waitForDrain(call);
+      if (!call.write(new streamsPb.ReadResp().setEvent(this.readEvent(e, info.resolveLinks, withPosition))))
+        await waitForDrain(call);
     }
     this.end(call, t);
   }
@@ -719,9 +843,25 @@ export class EsdbStandIn {
   private subscribe(call: grpc.ServerWritableStream<S.ReadReq, S.ReadResp>, t: Tracked, info: ReadInfo): void {
     const from = info.from;
     // A subscription delivers the events after its position.
-    const cursor = typeof from === 'bigint' ? this.log.filter((e) => e.position <= from).length : from === 'end' ? this.log.length : 0;
-    const sub: LiveSubscription = { call, t, ...(info.filter ? { filter: info.filter } : {}), cursor, caughtUp: false, pumping: false };
-    call.write(new streamsPb.ReadResp().setConfirmation(new streamsPb.ReadResp.SubscriptionConfirmation().setSubscriptionId(randomUUID())));
+    const cursor =
+      typeof from === 'bigint'
+        ? this.log.filter((e) => e.position <= from).length
+        : from === 'end'
+          ? this.log.length
+          : 0;
+    const sub: LiveSubscription = {
+      call,
+      t,
+      ...(info.filter ? { filter: info.filter } : {}),
+      cursor,
+      caughtUp: false,
+      pumping: false,
+    };
+    call.write(
+      new streamsPb.ReadResp().setConfirmation(
+        new streamsPb.ReadResp.SubscriptionConfirmation().setSubscriptionId(randomUUID()),
+      ),
+    );
     this.live.add(sub);
     t.cleanups.push(() => this.live.delete(sub));
     void this.pump(sub);
@@ -736,7 +876,8 @@ export class EsdbStandIn {
         if (!e) break;
         sub.cursor++;
         if (!matches(sub.filter, e)) continue;
-        if (!sub.call.write(new streamsPb.ReadResp().setEvent(this.readEvent(e, false, true)))) await waitForDrain(sub.call);
+        if (!sub.call.write(new streamsPb.ReadResp().setEvent(this.readEvent(e, false, true))))
+          await waitForDrain(sub.call);
       }
       if (!sub.caughtUp && sub.t.rec.state === 'open') {
         sub.caughtUp = true;
@@ -752,17 +893,43 @@ export class EsdbStandIn {
   private createGroup(req: P.CreateReq): InstanceType<typeof persistentPb.CreateResp> {
     const o = req.getOptions();
     const all = o?.getAll();
-    if (!o || !all) throw rpcError(grpc.status.UNIMPLEMENTED, 'persistent subscriptions to streams are not emulated by the stand-in');
+    if (!o || !all)
+      throw rpcError(grpc.status.UNIMPLEMENTED, 'persistent subscriptions to streams are not emulated by the stand-in');
     const name = o.getGroupName();
-    const request: GroupRequest = { op: 'create', group: name, seq: ++this.seq, settings: settingsFrom(o.getSettings()), startFrom: startFrom(all) };
+    const request: GroupRequest = {
+      op: 'create',
+      group: name,
+      seq: ++this.seq,
+      settings: settingsFrom(o.getSettings()),
+      startFrom: startFrom(all),
+    };
     if (all.hasFilter()) request.filter = filterFrom(all.getFilter()!);
     this.groupRequests.push(request);
     if (this.groups.has(name)) {
-      throw rpcError(grpc.status.ALREADY_EXISTS, `Subscription group ${name} on stream $all exists.`, 'persistent-subscription-exists', name);
+      throw rpcError(
+        grpc.status.ALREADY_EXISTS,
+        `Subscription group ${name} on stream $all exists.`,
+        'persistent-subscription-exists',
+        name,
+      );
     }
     const from = request.startFrom!;
-    const cursor = typeof from === 'bigint' ? this.log.filter((e) => e.position < from).length : from === 'end' ? this.log.length : 0;
-    this.groups.set(name, { name, settings: request.settings!, ...(request.filter ? { filter: request.filter } : {}), startFrom: from, cursor, retry: [], consumers: [], parked: [] });
+    const cursor =
+      typeof from === 'bigint'
+        ? this.log.filter((e) => e.position < from).length
+        : from === 'end'
+          ? this.log.length
+          : 0;
+    this.groups.set(name, {
+      name,
+      settings: request.settings!,
+      ...(request.filter ? { filter: request.filter } : {}),
+      startFrom: from,
+      cursor,
+      retry: [],
+      consumers: [],
+      parked: [],
+    });
     return new persistentPb.CreateResp();
   }
 
@@ -770,7 +937,13 @@ export class EsdbStandIn {
     const o = req.getOptions();
     const name = o?.getGroupName() ?? '';
     const settings = settingsFrom(o?.getSettings());
-    this.groupRequests.push({ op: 'update', group: name, seq: ++this.seq, settings, startFrom: startFrom(o?.getAll()) });
+    this.groupRequests.push({
+      op: 'update',
+      group: name,
+      seq: ++this.seq,
+      settings,
+      startFrom: startFrom(o?.getAll()),
+    });
     const g = this.groups.get(name);
     if (!g) throw groupMissing(name);
     g.settings = settings;
@@ -798,17 +971,39 @@ export class EsdbStandIn {
     const g = this.groups.get(name);
     if (!g) throw groupMissing(name);
     const s = g.settings;
-    const from = g.startFrom === 'start' ? 'C:0/P:0' : g.startFrom === 'end' ? 'C:-1/P:-1' : `C:${g.startFrom}/P:${g.startFrom}`;
+    const from =
+      g.startFrom === 'start' ? 'C:0/P:0' : g.startFrom === 'end' ? 'C:-1/P:-1' : `C:${g.startFrom}/P:${g.startFrom}`;
     const info = new persistentPb.SubscriptionInfo()
-      .setEventSource('$all').setGroupName(name).setStatus('Live').setStartFrom(from)
-      .setResolveLinkTos(s.resolveLinks).setExtraStatistics(s.extraStatistics).setMessageTimeoutMilliseconds(s.messageTimeoutMs)
-      .setMaxRetryCount(s.maxRetryCount).setLiveBufferSize(s.liveBufferSize).setBufferSize(s.historyBufferSize)
-      .setReadBatchSize(s.readBatchSize).setCheckPointAfterMilliseconds(s.checkpointAfterMs).setMinCheckPointCount(s.minCheckpointCount)
-      .setMaxCheckPointCount(s.maxCheckpointCount).setNamedConsumerStrategy(s.consumerStrategy).setMaxSubscriberCount(s.maxSubscriberCount)
-      .setTotalItems('0').setCountSinceLastMeasurement('0').setLiveBufferCount('0').setParkedMessageCount(String(g.parked.length))
-      .setConnectionsList(g.consumers.map((c) =>
-        new persistentPb.SubscriptionInfo.ConnectionInfo().setFrom('127.0.0.1').setTotalItems('0').setCountSinceLastMeasurement('0')
-          .setAvailableSlots(c.bufferSize - c.inFlight.size).setInFlightMessages(c.inFlight.size)));
+      .setEventSource('$all')
+      .setGroupName(name)
+      .setStatus('Live')
+      .setStartFrom(from)
+      .setResolveLinkTos(s.resolveLinks)
+      .setExtraStatistics(s.extraStatistics)
+      .setMessageTimeoutMilliseconds(s.messageTimeoutMs)
+      .setMaxRetryCount(s.maxRetryCount)
+      .setLiveBufferSize(s.liveBufferSize)
+      .setBufferSize(s.historyBufferSize)
+      .setReadBatchSize(s.readBatchSize)
+      .setCheckPointAfterMilliseconds(s.checkpointAfterMs)
+      .setMinCheckPointCount(s.minCheckpointCount)
+      .setMaxCheckPointCount(s.maxCheckpointCount)
+      .setNamedConsumerStrategy(s.consumerStrategy)
+      .setMaxSubscriberCount(s.maxSubscriberCount)
+      .setTotalItems('0')
+      .setCountSinceLastMeasurement('0')
+      .setLiveBufferCount('0')
+      .setParkedMessageCount(String(g.parked.length))
+      .setConnectionsList(
+        g.consumers.map((c) =>
+          new persistentPb.SubscriptionInfo.ConnectionInfo()
+            .setFrom('127.0.0.1')
+            .setTotalItems('0')
+            .setCountSinceLastMeasurement('0')
+            .setAvailableSlots(c.bufferSize - c.inFlight.size)
+            .setInFlightMessages(c.inFlight.size),
+        ),
+      );
     return new persistentPb.GetInfoResp().setSubscriptionInfo(info);
   }
 
@@ -836,14 +1031,22 @@ export class EsdbStandIn {
       const ack = req.getAck();
       const nack = req.getNack();
       const ids = (ack ?? nack)?.getIdsList().map((id) => id.getString()) ?? [];
-      const action = ack ? 'ack' : NACK_ACTIONS[nack?.getAction() ?? 0] ?? 'unknown';
-      this.settlements.push({ group, callId: t.rec.id, seq: ++this.seq, action, ids, ...(nack ? { reason: nack.getReason() } : {}) });
+      const action = ack ? 'ack' : (NACK_ACTIONS[nack?.getAction() ?? 0] ?? 'unknown');
+      this.settlements.push({
+        group,
+        callId: t.rec.id,
+        seq: ++this.seq,
+        action,
+        ids,
+        ...(nack ? { reason: nack.getReason() } : {}),
+      });
       if (!consumer || !g) return;
       for (const id of ids) {
         const message = consumer.inFlight.get(id);
         if (!message) continue;
         consumer.inFlight.delete(id);
-        if (action === 'retry' && message.retryCount < g.settings.maxRetryCount) this.retryLater(g, { event: message.event, retryCount: message.retryCount + 1 });
+        if (action === 'retry' && message.retryCount < g.settings.maxRetryCount)
+          this.retryLater(g, { event: message.event, retryCount: message.retryCount + 1 });
         else if (action === 'retry' || action === 'park') this.park(g, message.event);
       }
       this.dispatch(g);
@@ -854,7 +1057,8 @@ export class EsdbStandIn {
   private removeConsumer(g: Group, c: Consumer): void {
     g.consumers.splice(g.consumers.indexOf(c), 1);
     // A consumer that goes away leaves its unsettled events to be retried.
-    for (const message of c.inFlight.values()) this.retryLater(g, { event: message.event, retryCount: message.retryCount + 1 });
+    for (const message of c.inFlight.values())
+      this.retryLater(g, { event: message.event, retryCount: message.retryCount + 1 });
     c.inFlight.clear();
     if (this.groups.get(g.name) === g) this.dispatch(g);
   }
@@ -867,7 +1071,15 @@ export class EsdbStandIn {
   private park(g: Group, event: StoredEvent): void {
     g.parked.push(event);
     const stream = `$persistentsubscription-$all::${g.name}-parked`;
-    this.commit(stream, 'any', [{ id: randomUUID(), type: '$>', contentType: 'application/octet-stream', data: Buffer.from(`${event.revision}@${event.streamId}`), metadata: Buffer.alloc(0) }]);
+    this.commit(stream, 'any', [
+      {
+        id: randomUUID(),
+        type: '$>',
+        contentType: 'application/octet-stream',
+        data: Buffer.from(`${event.revision}@${event.streamId}`),
+        metadata: Buffer.alloc(0),
+      },
+    ]);
   }
 
   /** Hands out events while a consumer has room: retries first, then the log in order. */
@@ -882,7 +1094,13 @@ export class EsdbStandIn {
       }
       if (!next) return;
       consumer.inFlight.set(next.event.id, next);
-      this.deliveries.push({ group: g.name, callId: consumer.t.rec.id, seq: ++this.seq, eventId: next.event.id, retryCount: next.retryCount });
+      this.deliveries.push({
+        group: g.name,
+        callId: consumer.t.rec.id,
+        seq: ++this.seq,
+        eventId: next.event.id,
+        retryCount: next.retryCount,
+      });
       const readEvent = new persistentPb.ReadResp.ReadEvent()
         .setEvent(recorded(new persistentPb.ReadResp.ReadEvent.RecordedEvent(), next.event))
         .setCommitPosition(String(next.event.position))

@@ -1,14 +1,23 @@
 // Global test set-up: starts shared test servers once per run and provides their URLs to tests.
 import type { TestProject } from 'vitest/node';
-import { ferretDbInstalled, isCi, mongoJavaServerInstalled, startFerretDb, startMongoJavaServer } from './mongo-server.js';
+import {
+  ferretDbInstalled,
+  isCi,
+  mongoJavaServerInstalled,
+  startFerretDb,
+  startMongoJavaServer,
+} from './mongo-server.js';
 import type { StartedMongoServer } from './mongo-server.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const servers: Array<[name: string, start: () => Promise<StartedMongoServer>, key: 'mongoJavaServerUrl' | 'ferretDbUrl']> = [];
+  const servers: Array<
+    [name: string, start: () => Promise<StartedMongoServer>, key: 'mongoJavaServerUrl' | 'ferretDbUrl']
+  > = [];
   // A real MongoDB (MONGODB_URL) wins. Otherwise start each MongoDB wire server that was fetched,
   // and both always in CI, where a missing or broken one must fail the run instead of skipping suites.
   if (!process.env.MONGODB_URL?.trim()) {
-    if (mongoJavaServerInstalled() || isCi()) servers.push(['mongo-java-server', () => startMongoJavaServer(), 'mongoJavaServerUrl']);
+    if (mongoJavaServerInstalled() || isCi())
+      servers.push(['mongo-java-server', () => startMongoJavaServer(), 'mongoJavaServerUrl']);
     if (ferretDbInstalled() || isCi()) servers.push(['FerretDB', () => startFerretDb(), 'ferretDbUrl']);
   }
   const started = Date.now();

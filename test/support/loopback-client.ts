@@ -52,7 +52,10 @@ export function rawRequest(
         port: url.port,
         method: options.method ?? 'GET',
         path: url.pathname + url.search,
-        headers: { ...(options.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(options.body)) } : {}), ...options.headers },
+        headers: {
+          ...(options.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(options.body)) } : {}),
+          ...options.headers,
+        },
         agent: false,
         ...(options.from ? { localAddress: options.from } : {}),
       },

@@ -130,7 +130,8 @@ export async function startFerretDb(options: { startTimeoutMs?: number } = {}): 
     '--log-format=text',
   ];
   // When stdin ends (stop(), or this process died), the shell stops FerretDB and removes its files.
-  const guard = '"$0" "$@" </dev/null & pid=$!; trap \'kill $pid 2>/dev/null; wait $pid; rm -rf "$FERRETDB_TEST_DIR"\' EXIT; cat >/dev/null';
+  const guard =
+    '"$0" "$@" </dev/null & pid=$!; trap \'kill $pid 2>/dev/null; wait $pid; rm -rf "$FERRETDB_TEST_DIR"\' EXIT; cat >/dev/null';
   // Its own process group, so a kill reaches FerretDB as well as the shell.
   const child = spawn('sh', ['-c', guard, FERRETDB_BIN, ...args], {
     stdio: ['pipe', 'ignore', 'pipe'],
@@ -157,7 +158,8 @@ export async function startFerretDb(options: { startTimeoutMs?: number } = {}): 
     };
     const timer = setTimeout(() => fail(`no "Listening on TCP" line within ${timeoutMs} ms`), timeoutMs);
     child.once('error', (err) => fail(`${err.message} (${FERRETDB_HINT})`));
-    const onEarlyExit = (code: number | null, signal: string | null) => fail(`exited early (code ${code}, signal ${signal})`);
+    const onEarlyExit = (code: number | null, signal: string | null) =>
+      fail(`exited early (code ${code}, signal ${signal})`);
     child.once('exit', onEarlyExit);
     const lines = createInterface({ input: child.stderr });
     lines.on('line', (line) => {
@@ -175,7 +177,10 @@ export async function startFerretDb(options: { startTimeoutMs?: number } = {}): 
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.stdin.end(); // the guard's way out: it stops FerretDB and waits for it
-        const graceful = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5_000).unref())]);
+        const graceful = await Promise.race([
+          exited.then(() => true),
+          new Promise<boolean>((r) => setTimeout(() => r(false), 5_000).unref()),
+        ]);
         if (!graceful) {
           killAll();
           await exited;

@@ -22,7 +22,13 @@ export const REEM = {
   far: { lat: 29.0, lng: 47.5 },
 };
 
-export const ADDRESS = { line1: 'Block 4, Street 12, House 7', floor: '2', apartment: '5', area: 'Salmiya', location: REEM.near };
+export const ADDRESS = {
+  line1: 'Block 4, Street 12, House 7',
+  floor: '2',
+  apartment: '5',
+  area: 'Salmiya',
+  location: REEM.near,
+};
 
 export function orderBody(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {

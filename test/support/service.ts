@@ -68,7 +68,13 @@ export async function startTestService(
     dataDir,
     partner: async (input = {}) => {
       const { partner, live, sandbox } = await admin.createPartner({ name: input.name ?? 'Test Partner', ...input });
-      return { id: partner.id, live: live.key, sandbox: sandbox.key, liveKeyId: live.record.id, sandboxKeyId: sandbox.record.id };
+      return {
+        id: partner.id,
+        live: live.key,
+        sandbox: sandbox.key,
+        liveKeyId: live.record.id,
+        sandboxKeyId: sandbox.record.id,
+      };
     },
     stop,
     close: async () => {

@@ -26,7 +26,13 @@ export interface RecordedEvent {
   created: string;
   environment: string;
   data: {
-    order?: { id: string; status: string; updated_at: string; reference: string | null; payment: { status: string; refunded_amount: number } };
+    order?: {
+      id: string;
+      status: string;
+      updated_at: string;
+      reference: string | null;
+      payment: { status: string; refunded_amount: number };
+    };
     previous_status?: string;
   };
 }
@@ -74,7 +80,12 @@ const TOLERANCE_SECONDS = 5 * 60;
  * docs/webhooks.md "Verifying the signature" (the Node.js verifier), returning why it refused:
  * null for an authentic delivery signed within 5 minutes of `nowSeconds`.
  */
-export function verifyDocumented(rawBody: Buffer, header: string | string[] | undefined, secret: string, nowSeconds: number): string | null {
+export function verifyDocumented(
+  rawBody: Buffer,
+  header: string | string[] | undefined,
+  secret: string,
+  nowSeconds: number,
+): string | null {
   if (typeof header !== 'string') return 'no Service-Signature header';
   let timestamp: number | null = null;
   const signatures: Buffer[] = [];
@@ -84,7 +95,8 @@ export function verifyDocumented(rawBody: Buffer, header: string | string[] | un
     if (key === 'v1' && /^[0-9a-f]{64}$/.test(value)) signatures.push(Buffer.from(value, 'hex'));
   }
   if (timestamp === null || signatures.length === 0) return `malformed header ${header}`;
-  if (Math.abs(nowSeconds - timestamp) > TOLERANCE_SECONDS) return `timestamp ${timestamp} is ${nowSeconds - timestamp} s away from the arrival`;
+  if (Math.abs(nowSeconds - timestamp) > TOLERANCE_SECONDS)
+    return `timestamp ${timestamp} is ${nowSeconds - timestamp} s away from the arrival`;
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
   return signatures.some((s) => timingSafeEqual(s, expected)) ? null : 'no v1 matches';
 }

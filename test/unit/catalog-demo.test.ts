@@ -16,8 +16,12 @@ const catalog = loadDemoCatalog();
 const index = new CatalogIndex(catalog);
 const items = catalog.stores.flatMap((s) => s.menu.categories.flatMap((c) => c.items));
 // Every 30 minutes over 8 days, starting at an odd minute so that no instant is "special".
-const INSTANTS = Array.from({ length: 8 * 48 }, (_, i) => new Date(Date.parse('2026-11-20T00:07:00Z') + i * 30 * 60_000));
-const alwaysOpen = (s: Store) => INSTANTS.every((at) => storeStatus(s, at).status === 'open' && storeStatus(s, at).accepting_orders);
+const INSTANTS = Array.from(
+  { length: 8 * 48 },
+  (_, i) => new Date(Date.parse('2026-11-20T00:07:00Z') + i * 30 * 60_000),
+);
+const alwaysOpen = (s: Store) =>
+  INSTANTS.every((at) => storeStatus(s, at).status === 'open' && storeStatus(s, at).accepting_orders);
 const alwaysClosed = (s: Store) => INSTANTS.every((at) => storeStatus(s, at).status === 'closed');
 
 describe('demo catalog', () => {
@@ -65,7 +69,9 @@ describe('demo catalog', () => {
   });
 
   it('has overnight hours, busy stores, dated closures, both zone kinds and fee rules', () => {
-    const overnight = catalog.stores.filter((s) => s.opening_hours.some((h) => h.close !== '24:00' && minutesOf(h.close) <= minutesOf(h.open)));
+    const overnight = catalog.stores.filter((s) =>
+      s.opening_hours.some((h) => h.close !== '24:00' && minutesOf(h.close) <= minutesOf(h.open)),
+    );
     expect(overnight.length).toBeGreaterThan(5);
     expect(catalog.stores.filter((s) => s.busy).length).toBeGreaterThanOrEqual(3);
     expect(catalog.stores.some((s) => s.closures.length > 0)).toBe(true);
@@ -84,9 +90,21 @@ describe('demo catalog', () => {
   });
 
   it('has active, expired and not-yet-started offers, both automatic and promo codes', () => {
-    const state = (o: (typeof catalog.offers)[number]) => (Date.parse(o.ends_at) < Date.parse('2021-01-01') ? 'expired' : Date.parse(o.starts_at) > Date.parse('2098-01-01') ? 'future' : 'active');
+    const state = (o: (typeof catalog.offers)[number]) =>
+      Date.parse(o.ends_at) < Date.parse('2021-01-01')
+        ? 'expired'
+        : Date.parse(o.starts_at) > Date.parse('2098-01-01')
+          ? 'future'
+          : 'active';
     const kinds = new Set(catalog.offers.map((o) => `${o.promo_code === null ? 'auto' : 'code'} ${state(o)}`));
-    expect([...kinds].sort()).toEqual(['auto active', 'auto expired', 'auto future', 'code active', 'code expired', 'code future']);
+    expect([...kinds].sort()).toEqual([
+      'auto active',
+      'auto expired',
+      'auto future',
+      'code active',
+      'code expired',
+      'code future',
+    ]);
     expect(new Set(catalog.offers.map((o) => o.kind))).toEqual(new Set(['percent', 'fixed', 'free_delivery']));
   });
 
@@ -99,23 +117,42 @@ describe('demo catalog', () => {
       expect(alwaysOpen(reem)).toBe(true);
       expect(index.requireItem('kw-shawarma-reem', 'arabi-shawarma-platter').original_price).not.toBeNull();
       expect(index.requireItem('kw-shawarma-reem', 'fresh-lemon-mint').available).toBe(false);
-      expect(index.requireItem('kw-shawarma-reem', 'chicken-shawarma-wrap').modifier_groups.map((g) => g.required)).toEqual([true, false]);
+      expect(
+        index.requireItem('kw-shawarma-reem', 'chicken-shawarma-wrap').modifier_groups.map((g) => g.required),
+      ).toEqual([true, false]);
     });
 
     it('the other well-known stores behave as documented', () => {
       expect(alwaysOpen(index.requireStore('dxb-shawarma-station'))).toBe(true);
       expect(index.requireStore('dxb-shawarma-station').currency).toBe('AED');
-      for (const id of ['kw-mutawa-pharmacy', 'dxb-life-care', 'kw-sultan-express', 'dxb-marina-mini-mart']) expect(alwaysOpen(index.requireStore(id)), id).toBe(true);
-      for (const id of ['kw-boom-seafood', 'kw-rawda-pharmacy', 'dxb-oasis-care', 'kw-mishref-market', 'dxb-burger-yard']) expect(alwaysClosed(index.requireStore(id)), id).toBe(true);
+      for (const id of ['kw-mutawa-pharmacy', 'dxb-life-care', 'kw-sultan-express', 'dxb-marina-mini-mart'])
+        expect(alwaysOpen(index.requireStore(id)), id).toBe(true);
+      for (const id of [
+        'kw-boom-seafood',
+        'kw-rawda-pharmacy',
+        'dxb-oasis-care',
+        'kw-mishref-market',
+        'dxb-burger-yard',
+      ])
+        expect(alwaysClosed(index.requireStore(id)), id).toBe(true);
       expect(INSTANTS.every((t) => storeStatus(index.requireStore('kw-karak-corner'), t).status === 'busy')).toBe(true);
-      expect(INSTANTS.every((t) => storeStatus(index.requireStore('dxb-karama-tea'), t).accepting_orders === false)).toBe(true);
-      expect(index.status(index.requireStore('kw-machboos-diwaniya'), new Date('2027-02-25T12:00:00+03:00')).closed_reason).toBe('closure');
-      expect(index.validatePromo('REEM5', 'kw-shawarma-reem', { subtotal: 3000, delivery_fee: 0 }, at)).toMatchObject({ valid: true, discount: 500 });
+      expect(
+        INSTANTS.every((t) => storeStatus(index.requireStore('dxb-karama-tea'), t).accepting_orders === false),
+      ).toBe(true);
+      expect(
+        index.status(index.requireStore('kw-machboos-diwaniya'), new Date('2027-02-25T12:00:00+03:00')).closed_reason,
+      ).toBe('closure');
+      expect(index.validatePromo('REEM5', 'kw-shawarma-reem', { subtotal: 3000, delivery_fee: 0 }, at)).toMatchObject({
+        valid: true,
+        discount: 500,
+      });
     });
 
     it('Arabic search finds the Arabic names', () => {
       const r = index.search({ q: 'شاورما', limit: 10 }, at);
-      expect(r.stores.map((h) => h.store.id)).toEqual(expect.arrayContaining(['kw-shawarma-reem', 'dxb-shawarma-station']));
+      expect(r.stores.map((h) => h.store.id)).toEqual(
+        expect.arrayContaining(['kw-shawarma-reem', 'dxb-shawarma-station']),
+      );
       expect(r.items.length).toBeGreaterThan(0);
     });
   });

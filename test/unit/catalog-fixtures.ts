@@ -36,7 +36,11 @@ export function makeStore(overrides: Partial<Store> = {}): Store {
     location: SALMIYA,
     address: { line1: 'Salem Al Mubarak St', area: 'Salmiya', city: 'Kuwait City', country: 'KW' },
     time_zone: 'Asia/Kuwait',
-    opening_hours: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({ day: day as 'mon', open: '10:00', close: '23:00' })),
+    opening_hours: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => ({
+      day: day as 'mon',
+      open: '10:00',
+      close: '23:00',
+    })),
     closures: [],
     snoozed_until: null,
     busy: false,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { BUSY_EXTRA_MIN, deliveryFee, deliveryQuote, distanceMetres, inDeliveryZone, pointInPolygon } from '../../src/domain/catalog/geo.js';
+import {
+  BUSY_EXTRA_MIN,
+  deliveryFee,
+  deliveryQuote,
+  distanceMetres,
+  inDeliveryZone,
+  pointInPolygon,
+} from '../../src/domain/catalog/geo.js';
 import { indexStore, listStores } from '../../src/domain/catalog/search.js';
 import { makeStore, north, SALMIYA } from './catalog-fixtures.js';
 
@@ -23,9 +30,21 @@ describe('distanceMetres', () => {
 });
 
 describe('pointInPolygon', () => {
-  const square = [{ lat: 0, lng: 0 }, { lat: 0, lng: 1 }, { lat: 1, lng: 1 }, { lat: 1, lng: 0 }];
+  const square = [
+    { lat: 0, lng: 0 },
+    { lat: 0, lng: 1 },
+    { lat: 1, lng: 1 },
+    { lat: 1, lng: 0 },
+  ];
   // An L shape: the square minus its upper-right quarter.
-  const ell = [{ lat: 0, lng: 0 }, { lat: 0, lng: 1 }, { lat: 0.5, lng: 1 }, { lat: 0.5, lng: 0.5 }, { lat: 1, lng: 0.5 }, { lat: 1, lng: 0 }];
+  const ell = [
+    { lat: 0, lng: 0 },
+    { lat: 0, lng: 1 },
+    { lat: 0.5, lng: 1 },
+    { lat: 0.5, lng: 0.5 },
+    { lat: 1, lng: 0.5 },
+    { lat: 1, lng: 0 },
+  ];
 
   it('finds points inside and outside a convex polygon', () => {
     expect(pointInPolygon({ lat: 0.5, lng: 0.5 }, square)).toBe(true);
@@ -51,7 +70,15 @@ describe('delivery zone', () => {
   it('polygon: uses the shape, not the distance', () => {
     const d = 0.02; // about 2 km
     const store = makeStore({
-      delivery_zone: { type: 'polygon', points: [{ lat: SALMIYA.lat - d, lng: SALMIYA.lng - d }, { lat: SALMIYA.lat - d, lng: SALMIYA.lng + d }, { lat: SALMIYA.lat + d, lng: SALMIYA.lng + d }, { lat: SALMIYA.lat + d, lng: SALMIYA.lng - d }] },
+      delivery_zone: {
+        type: 'polygon',
+        points: [
+          { lat: SALMIYA.lat - d, lng: SALMIYA.lng - d },
+          { lat: SALMIYA.lat - d, lng: SALMIYA.lng + d },
+          { lat: SALMIYA.lat + d, lng: SALMIYA.lng + d },
+          { lat: SALMIYA.lat + d, lng: SALMIYA.lng - d },
+        ],
+      },
     });
     expect(inDeliveryZone(store, north(SALMIYA, 1500))).toBe(true);
     expect(inDeliveryZone(store, north(SALMIYA, 2500))).toBe(false);
@@ -59,7 +86,13 @@ describe('delivery zone', () => {
 });
 
 describe('deliveryFee', () => {
-  const store = makeStore({ delivery_fee_rules: [{ up_to_m: 2000, fee: 0 }, { up_to_m: 5000, fee: 500 }, { up_to_m: 8000, fee: 750 }] });
+  const store = makeStore({
+    delivery_fee_rules: [
+      { up_to_m: 2000, fee: 0 },
+      { up_to_m: 5000, fee: 500 },
+      { up_to_m: 8000, fee: 750 },
+    ],
+  });
 
   it('takes the first rule whose up_to_m covers the distance (bounds inclusive)', () => {
     expect(deliveryFee(store, 0)).toBe(0);
@@ -107,7 +140,12 @@ describe('stores near a point', () => {
     makeStore({ id: 'far', name: 'Far', location: north(SALMIYA, 3000) }),
     makeStore({ id: 'near', name: 'Near', location: north(SALMIYA, 500) }),
     makeStore({ id: 'middle', name: 'Middle', location: north(SALMIYA, -1500) }),
-    makeStore({ id: 'small-zone', name: 'Small Zone', location: north(SALMIYA, 1000), delivery_zone: { type: 'radius', radius_m: 800 } }),
+    makeStore({
+      id: 'small-zone',
+      name: 'Small Zone',
+      location: north(SALMIYA, 1000),
+      delivery_zone: { type: 'radius', radius_m: 800 },
+    }),
   ].map(indexStore);
 
   it('lists only stores delivering there, nearest first, each with its distance', () => {

@@ -6,9 +6,26 @@ import { storeStatus, type StoreStatus } from '../../src/domain/catalog/status.j
 import { makeItem, makeStore } from './catalog-fixtures.js';
 
 const OPEN: StoreStatus = { status: 'open', accepting_orders: true, closed_reason: null, opens_at: null };
-const CLOSED: StoreStatus = { status: 'closed', accepting_orders: false, closed_reason: 'outside_hours', opens_at: null };
+const CLOSED: StoreStatus = {
+  status: 'closed',
+  accepting_orders: false,
+  closed_reason: 'outside_hours',
+  opens_at: null,
+};
 const store = (id: string, items = 1) =>
-  makeStore({ id, menu: { categories: [{ id: 'c', name: 'C', name_ar: null, items: Array.from({ length: items }, (_, i) => makeItem({ id: `i${i}` })) }] } });
+  makeStore({
+    id,
+    menu: {
+      categories: [
+        {
+          id: 'c',
+          name: 'C',
+          name_ar: null,
+          items: Array.from({ length: items }, (_, i) => makeItem({ id: `i${i}` })),
+        },
+      ],
+    },
+  });
 const text = (b: Buffer) => b.toString('utf8');
 
 describe('MenuBodyCache', () => {
@@ -31,7 +48,10 @@ describe('MenuBodyCache', () => {
     const index = {};
     const s = store('a');
     cache.body(index, s, OPEN);
-    expect(JSON.parse(text(cache.body(index, s, CLOSED))).data.store).toMatchObject({ status: 'closed', accepting_orders: false });
+    expect(JSON.parse(text(cache.body(index, s, CLOSED))).data.store).toMatchObject({
+      status: 'closed',
+      accepting_orders: false,
+    });
     expect(cache.size().entries).toBe(1);
   });
 

@@ -1,23 +1,51 @@
 import { describe, expect, it } from 'vitest';
 import { CatalogIndex } from '../../src/domain/catalog/catalog-index.js';
-import { activeOffers, bestAutomaticOffer, discountFor, isActive, promoKey, storeOffers, validatePromo } from '../../src/domain/catalog/offers.js';
+import {
+  activeOffers,
+  bestAutomaticOffer,
+  discountFor,
+  isActive,
+  promoKey,
+  storeOffers,
+  validatePromo,
+} from '../../src/domain/catalog/offers.js';
 import { makeCatalog, makeOffer, makeStore, north, SALMIYA } from './catalog-fixtures.js';
 
 const AT = new Date('2026-11-23T09:00:00Z');
 const reem = makeStore({ id: 'kw-reem', name: 'Shawarma Al Reem' });
 const pharmacy = makeStore({ id: 'kw-pharmacy', name: 'Dawa Pharmacy', vertical: 'pharmacy' });
-const dubai = makeStore({ id: 'dxb-store', name: 'Dubai Store', currency: 'AED', time_zone: 'Asia/Dubai', address: { line1: 'Marina Walk', area: 'Dubai Marina', city: 'Dubai', country: 'AE' } });
+const dubai = makeStore({
+  id: 'dxb-store',
+  name: 'Dubai Store',
+  currency: 'AED',
+  time_zone: 'Asia/Dubai',
+  address: { line1: 'Marina Walk', area: 'Dubai Marina', city: 'Dubai', country: 'AE' },
+});
 
 const OFFERS = [
   makeOffer({ id: 'welcome', promo_code: 'WELCOME10', percent_bp: 1000, min_subtotal: 3000, max_discount: 2000 }),
-  makeOffer({ id: 'old', promo_code: 'RAMADAN2020', starts_at: '2020-04-23T00:00:00Z', ends_at: '2020-05-23T00:00:00Z' }),
+  makeOffer({
+    id: 'old',
+    promo_code: 'RAMADAN2020',
+    starts_at: '2020-04-23T00:00:00Z',
+    ends_at: '2020-05-23T00:00:00Z',
+  }),
   makeOffer({ id: 'future', promo_code: 'FUTURE2099', starts_at: '2099-01-01T00:00:00Z' }),
-  makeOffer({ id: 'reem5', scope: 'store', store_id: 'kw-reem', kind: 'fixed', percent_bp: undefined, amount: 500, promo_code: 'REEM5' }),
+  makeOffer({
+    id: 'reem5',
+    scope: 'store',
+    store_id: 'kw-reem',
+    kind: 'fixed',
+    percent_bp: undefined,
+    amount: 500,
+    promo_code: 'REEM5',
+  }),
   makeOffer({ id: 'pharma5', promo_code: 'PHARMA5', percent_bp: 500, currency: null, verticals: ['pharmacy'] }),
   makeOffer({ id: 'freedel', promo_code: 'FREEDEL', kind: 'free_delivery', percent_bp: undefined, currency: null }),
 ];
 const byCode = new Map(OFFERS.filter((o) => o.promo_code).map((o) => [promoKey(o.promo_code!), o]));
-const check = (code: string, store = reem, subtotal = 5000, delivery_fee = 500) => validatePromo(byCode, code, store, { subtotal, delivery_fee }, AT);
+const check = (code: string, store = reem, subtotal = 5000, delivery_fee = 500) =>
+  validatePromo(byCode, code, store, { subtotal, delivery_fee }, AT);
 
 describe('offer windows', () => {
   const offer = makeOffer({ starts_at: '2026-11-01T00:00:00Z', ends_at: '2026-12-01T00:00:00Z' });
@@ -46,7 +74,11 @@ describe('validatePromo', () => {
     expect(check('  welcome10 ', reem, 5000)).toMatchObject({ valid: true, discount: 500, applies_to: 'subtotal' });
     expect(check('REEM5', reem, 5000)).toMatchObject({ valid: true, discount: 500 });
     expect(check('PHARMA5', pharmacy, 1999)).toMatchObject({ valid: true, discount: 100 });
-    expect(check('FREEDEL', dubai, 5000, 900)).toMatchObject({ valid: true, discount: 900, applies_to: 'delivery_fee' });
+    expect(check('FREEDEL', dubai, 5000, 900)).toMatchObject({
+      valid: true,
+      discount: 900,
+      applies_to: 'delivery_fee',
+    });
   });
 
   it('caps a percent discount at max_discount', () => {
@@ -57,8 +89,18 @@ describe('validatePromo', () => {
 describe('discountFor', () => {
   it('rounds percentages half up in minor units and never exceeds what it discounts', () => {
     expect(discountFor(makeOffer({ percent_bp: 1250 }), { subtotal: 1004, delivery_fee: 0 })).toBe(126); // 125.5 -> 126
-    expect(discountFor(makeOffer({ kind: 'fixed', percent_bp: undefined, amount: 5000 }), { subtotal: 1200, delivery_fee: 0 })).toBe(1200);
-    expect(discountFor(makeOffer({ kind: 'free_delivery', percent_bp: undefined, max_discount: 300 }), { subtotal: 1200, delivery_fee: 500 })).toBe(300);
+    expect(
+      discountFor(makeOffer({ kind: 'fixed', percent_bp: undefined, amount: 5000 }), {
+        subtotal: 1200,
+        delivery_fee: 0,
+      }),
+    ).toBe(1200);
+    expect(
+      discountFor(makeOffer({ kind: 'free_delivery', percent_bp: undefined, max_discount: 300 }), {
+        subtotal: 1200,
+        delivery_fee: 500,
+      }),
+    ).toBe(300);
   });
 
   it('is 0 below the minimum subtotal', () => {
@@ -76,15 +118,29 @@ describe('automatic offers', () => {
   ];
 
   it('the best automatic offer is the one worth most to this basket; codes and expired offers never apply', () => {
-    expect(bestAutomaticOffer(offers, reem, { subtotal: 5000, delivery_fee: 0 }, AT)).toMatchObject({ offer: { id: 'a-10pct' }, discount: 500 });
-    expect(bestAutomaticOffer(offers, reem, { subtotal: 6000, delivery_fee: 0 }, AT)).toMatchObject({ offer: { id: 'b-fixed' }, discount: 700 });
-    expect(bestAutomaticOffer(offers, pharmacy, { subtotal: 6000, delivery_fee: 0 }, AT)).toMatchObject({ offer: { id: 'c-store-only' }, discount: 3000 });
+    expect(bestAutomaticOffer(offers, reem, { subtotal: 5000, delivery_fee: 0 }, AT)).toMatchObject({
+      offer: { id: 'a-10pct' },
+      discount: 500,
+    });
+    expect(bestAutomaticOffer(offers, reem, { subtotal: 6000, delivery_fee: 0 }, AT)).toMatchObject({
+      offer: { id: 'b-fixed' },
+      discount: 700,
+    });
+    expect(bestAutomaticOffer(offers, pharmacy, { subtotal: 6000, delivery_fee: 0 }, AT)).toMatchObject({
+      offer: { id: 'c-store-only' },
+      discount: 3000,
+    });
     expect(bestAutomaticOffer([offers[3]!, offers[4]!], reem, { subtotal: 6000, delivery_fee: 0 }, AT)).toBeNull();
   });
 
   it("a store's offers are the live platform offers that include it plus its own", () => {
     expect(storeOffers(offers, reem, AT).map((o) => o.id)).toEqual(['a-10pct', 'b-fixed', 'd-code']);
-    expect(storeOffers(offers, pharmacy, AT).map((o) => o.id)).toEqual(['a-10pct', 'b-fixed', 'c-store-only', 'd-code']);
+    expect(storeOffers(offers, pharmacy, AT).map((o) => o.id)).toEqual([
+      'a-10pct',
+      'b-fixed',
+      'c-store-only',
+      'd-code',
+    ]);
   });
 
   it('offers at a location are those redeemable at a store delivering there', () => {
@@ -97,15 +153,25 @@ describe('automatic offers', () => {
 describe('CatalogIndex offers', () => {
   const near = makeStore({ id: 'near', location: SALMIYA });
   const far = makeStore({ id: 'far', location: north(SALMIYA, 30_000) });
-  const index = new CatalogIndex(makeCatalog({
-    stores: [near, far],
-    offers: [makeOffer({ id: 'far-only', scope: 'store', store_id: 'far' }), makeOffer({ id: 'everywhere', promo_code: 'ALL10' })],
-  }));
+  const index = new CatalogIndex(
+    makeCatalog({
+      stores: [near, far],
+      offers: [
+        makeOffer({ id: 'far-only', scope: 'store', store_id: 'far' }),
+        makeOffer({ id: 'everywhere', promo_code: 'ALL10' }),
+      ],
+    }),
+  );
 
   it('lists offers redeemable at a point and validates codes by store id', () => {
     expect(index.offers(AT, SALMIYA).map((o) => o.id)).toEqual(['everywhere']);
     expect(index.offers(AT).map((o) => o.id)).toEqual(['far-only', 'everywhere']);
-    expect(index.validatePromo('all10', 'near', { subtotal: 1000, delivery_fee: 0 }, AT)).toMatchObject({ valid: true, discount: 100 });
-    expect(() => index.validatePromo('ALL10', 'nowhere', { subtotal: 1000, delivery_fee: 0 }, AT)).toThrow(expect.objectContaining({ code: 'store_not_found' }));
+    expect(index.validatePromo('all10', 'near', { subtotal: 1000, delivery_fee: 0 }, AT)).toMatchObject({
+      valid: true,
+      discount: 100,
+    });
+    expect(() => index.validatePromo('ALL10', 'nowhere', { subtotal: 1000, delivery_fee: 0 }, AT)).toThrow(
+      expect.objectContaining({ code: 'store_not_found' }),
+    );
   });
 });

@@ -23,7 +23,13 @@ function expected(index: CatalogIndex, result: SearchResult, at: Date): string {
 }
 
 const catalog = loadDemoCatalog();
-const words = [...new Set(catalog.stores.flatMap((s) => [s.name, ...s.menu.categories.flatMap((c) => c.items.map((i) => i.name_ar ?? i.name))]).flatMap((n) => n.split(' ')))];
+const words = [
+  ...new Set(
+    catalog.stores
+      .flatMap((s) => [s.name, ...s.menu.categories.flatMap((c) => c.items.map((i) => i.name_ar ?? i.name))])
+      .flatMap((n) => n.split(' ')),
+  ),
+];
 const POINTS: (Point | undefined)[] = [undefined, { lat: 29.3349, lng: 48.0878 }, { lat: 25.0805, lng: 55.1403 }];
 
 describe('SearchBodyWriter', () => {
@@ -48,7 +54,11 @@ describe('SearchBodyWriter', () => {
   it('when one item object is shown under another category or currency, then its JSON follows', () => {
     const item = makeItem({ id: 'shared', name: 'Shared Shawarma', price: 1250 });
     const kw = makeStore({ id: 'kw', menu: { categories: [{ id: 'a', name: 'A', name_ar: null, items: [item] }] } });
-    const ae = makeStore({ id: 'ae', currency: 'AED', menu: { categories: [{ id: 'b', name: 'B', name_ar: null, items: [item] }] } });
+    const ae = makeStore({
+      id: 'ae',
+      currency: 'AED',
+      menu: { categories: [{ id: 'b', name: 'B', name_ar: null, items: [item] }] },
+    });
     const writer = new SearchBodyWriter();
     const at = new Date('2026-11-21T12:00:00Z');
     for (const store of [kw, ae, kw]) {

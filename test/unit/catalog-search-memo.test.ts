@@ -18,8 +18,10 @@ interface Ranked<T> {
   name: string;
   id: string;
 }
-const byName = <T>(a: Ranked<T>, b: Ranked<T>) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-const byRankThenDistance = <T>(a: Ranked<T>, b: Ranked<T>) => a.rank - b.rank || (a.distance ?? 0) - (b.distance ?? 0) || byName(a, b);
+const byName = <T>(a: Ranked<T>, b: Ranked<T>) =>
+  (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byRankThenDistance = <T>(a: Ranked<T>, b: Ranked<T>) =>
+  a.rank - b.rank || (a.distance ?? 0) - (b.distance ?? 0) || byName(a, b);
 
 /** searchCatalog as it was before the memo (one pass over every store and item), reduced to comparable ids. */
 function reference(entries: IndexedStore[], query: SearchQuery, at: Date) {
@@ -42,12 +44,24 @@ function reference(entries: IndexedStore[], query: SearchQuery, at: Date) {
       const rank = bestRank(it.keys, q);
       if (rank === null) continue;
       const id = `${store.id}/${it.item.id}`;
-      items.push({ hit: `${id}@${distance}/${it.category_id}`, rank: rank * 2 + (it.item.available ? 0 : 1), distance, name: it.sortKey, id });
+      items.push({
+        hit: `${id}@${distance}/${it.category_id}`,
+        rank: rank * 2 + (it.item.available ? 0 : 1),
+        distance,
+        name: it.sortKey,
+        id,
+      });
     }
   }
   return {
-    stores: stores.sort(byRankThenDistance).slice(0, query.limit).map((r) => `${r.hit.id}@${r.distance}:${storeStatus(r.hit, at).status}`),
-    items: items.sort(byRankThenDistance).slice(0, query.limit).map((r) => r.hit),
+    stores: stores
+      .sort(byRankThenDistance)
+      .slice(0, query.limit)
+      .map((r) => `${r.hit.id}@${r.distance}:${storeStatus(r.hit, at).status}`),
+    items: items
+      .sort(byRankThenDistance)
+      .slice(0, query.limit)
+      .map((r) => r.hit),
   };
 }
 
@@ -61,15 +75,33 @@ const comparable = (index: CatalogIndex, query: SearchQuery, at: Date) => {
 
 const catalog = loadDemoCatalog();
 const entries = catalog.stores.map(indexStore);
-const names = catalog.stores.flatMap((s) => [s.name, s.name_ar, ...s.menu.categories.flatMap((c) => c.items.flatMap((i) => [i.name, i.name_ar]))]);
+const names = catalog.stores.flatMap((s) => [
+  s.name,
+  s.name_ar,
+  ...s.menu.categories.flatMap((c) => c.items.flatMap((i) => [i.name, i.name_ar])),
+]);
 const words = [...new Set(names.flatMap((n) => (n ?? '').split(/\s+/)).filter((w) => w.length >= 2))];
 const QUERIES = [
   ...words,
   ...words.map((w) => w.slice(0, 3)),
   ...[...new Set(names)].filter((n): n is string => n !== null).slice(0, 80),
-  'shawarma', 'الشاورما', 'chicken wrap', 'wrap chicken', "mcdonald's", '!!', 'zz', 'aa', 'ال', 'Shawarma Al Reem',
+  'shawarma',
+  'الشاورما',
+  'chicken wrap',
+  'wrap chicken',
+  "mcdonald's",
+  '!!',
+  'zz',
+  'aa',
+  'ال',
+  'Shawarma Al Reem',
 ];
-const POINTS: (Point | undefined)[] = [undefined, { lat: 29.3349, lng: 48.0878 }, { lat: 25.0805, lng: 55.1403 }, { lat: 0, lng: 0 }];
+const POINTS: (Point | undefined)[] = [
+  undefined,
+  { lat: 29.3349, lng: 48.0878 },
+  { lat: 25.0805, lng: 55.1403 },
+  { lat: 0, lng: 0 },
+];
 const AT = new Date('2026-11-21T12:00:00Z');
 
 describe('CatalogIndex.search with its text-match memo', () => {
@@ -94,10 +126,13 @@ describe('CatalogIndex.search with its text-match memo', () => {
     const before = new CatalogIndex(catalog);
     expect(before.search({ q: 'shawarma', limit: 50 }, AT).items.length).toBeGreaterThan(0);
     const renamed = structuredClone(catalog);
-    for (const s of renamed.stores) for (const c of s.menu.categories) for (const i of c.items) i.name = i.name.replace(/shawarma/gi, 'Wrap');
+    for (const s of renamed.stores)
+      for (const c of s.menu.categories) for (const i of c.items) i.name = i.name.replace(/shawarma/gi, 'Wrap');
     for (const s of renamed.stores) s.name = s.name.replace(/shawarma/gi, 'Grill');
     const after = new CatalogIndex(renamed);
-    expect(after.search({ q: 'shawarma', limit: 50 }, AT).items.filter((h) => /shawarma/i.test(h.item.name))).toEqual([]);
+    expect(after.search({ q: 'shawarma', limit: 50 }, AT).items.filter((h) => /shawarma/i.test(h.item.name))).toEqual(
+      [],
+    );
   });
 });
 

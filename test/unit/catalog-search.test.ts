@@ -97,7 +97,9 @@ describe('listStores', () => {
     });
 
     it('pages are stable: together they list every store once', () => {
-      const all = [1, 2, 3].flatMap((page) => listStores(entries, { page, limit: 2 }, NOON_KW).data.map((h) => h.store.id));
+      const all = [1, 2, 3].flatMap((page) =>
+        listStores(entries, { page, limit: 2 }, NOON_KW).data.map((h) => h.store.id),
+      );
       expect(new Set(all).size).toBe(5);
     });
   });
@@ -109,24 +111,39 @@ describe('searchCatalog', () => {
     name: 'Shawarma Al Reem',
     name_ar: 'شاورما الريم',
     menu: {
-      categories: [{
-        id: 'mains', name: 'Mains', name_ar: null, items: [
-          makeItem({ id: 'chicken', name: 'Chicken Shawarma', name_ar: 'شاورما دجاج' }),
-          makeItem({ id: 'sold-out', name: 'Shawarma Plate', name_ar: null, available: false }),
-          makeItem({ id: 'platter', name: 'Shawarma Arabi', name_ar: 'شاورما عربي' }),
-          makeItem({ id: 'hummus', name: 'Hummus', name_ar: 'حمص' }),
-        ],
-      }],
+      categories: [
+        {
+          id: 'mains',
+          name: 'Mains',
+          name_ar: null,
+          items: [
+            makeItem({ id: 'chicken', name: 'Chicken Shawarma', name_ar: 'شاورما دجاج' }),
+            makeItem({ id: 'sold-out', name: 'Shawarma Plate', name_ar: null, available: false }),
+            makeItem({ id: 'platter', name: 'Shawarma Arabi', name_ar: 'شاورما عربي' }),
+            makeItem({ id: 'hummus', name: 'Hummus', name_ar: 'حمص' }),
+          ],
+        },
+      ],
     },
   });
-  const far = makeStore({ id: 'far', name: 'Shawarma Station', name_ar: 'محطة الشاورما', location: north(SALMIYA, 20_000) });
+  const far = makeStore({
+    id: 'far',
+    name: 'Shawarma Station',
+    name_ar: 'محطة الشاورما',
+    location: north(SALMIYA, 20_000),
+  });
   const entries = [far, near].map(indexStore);
 
   it('finds stores and items; items carry their store', () => {
     const r = searchCatalog(entries, { q: 'shawarma', limit: 10 }, NOON_KW);
     expect(r.stores.map((h) => h.store.id)).toEqual(['near', 'far']);
     // Prefix matches, then word-prefix matches; same quality and distance: by name, then store.
-    expect(r.items.map((h) => `${h.store.id}/${h.item.id}`)).toEqual(['near/platter', 'near/sold-out', 'far/chicken-shawarma', 'near/chicken']);
+    expect(r.items.map((h) => `${h.store.id}/${h.item.id}`)).toEqual([
+      'near/platter',
+      'near/sold-out',
+      'far/chicken-shawarma',
+      'near/chicken',
+    ]);
   });
 
   it('ranks sold-out items after available items of the same match quality', () => {

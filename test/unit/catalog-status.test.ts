@@ -11,8 +11,16 @@ const daily = (open: string, close: string): OpeningSpan[] => ALL_DAYS.map((day)
 
 describe('local time in the store time zone', () => {
   it('gives the local date, weekday and minute', () => {
-    expect(localTime(new Date('2026-11-23T21:30:00Z'), 'Asia/Kuwait')).toEqual({ date: '2026-11-24', day: 'tue', minute: 30 });
-    expect(localTime(new Date('2026-11-23T21:30:00Z'), 'Asia/Dubai')).toEqual({ date: '2026-11-24', day: 'tue', minute: 90 });
+    expect(localTime(new Date('2026-11-23T21:30:00Z'), 'Asia/Kuwait')).toEqual({
+      date: '2026-11-24',
+      day: 'tue',
+      minute: 30,
+    });
+    expect(localTime(new Date('2026-11-23T21:30:00Z'), 'Asia/Dubai')).toEqual({
+      date: '2026-11-24',
+      day: 'tue',
+      minute: 90,
+    });
   });
 
   it('turns a wall time back into an instant, across daylight saving', () => {
@@ -25,12 +33,22 @@ describe('storeStatus', () => {
   const store = makeStore({ opening_hours: daily('10:00', '23:00') });
 
   it('when inside the opening hours, then open and accepting orders', () => {
-    expect(storeStatus(store, kw('2026-11-23T12:00'))).toEqual({ status: 'open', accepting_orders: true, closed_reason: null, opens_at: null });
+    expect(storeStatus(store, kw('2026-11-23T12:00'))).toEqual({
+      status: 'open',
+      accepting_orders: true,
+      closed_reason: null,
+      opens_at: null,
+    });
   });
 
   it('when outside the hours, then closed, with the next opening', () => {
     const s = storeStatus(store, kw('2026-11-23T23:00'));
-    expect(s).toEqual({ status: 'closed', accepting_orders: false, closed_reason: 'outside_hours', opens_at: kw('2026-11-24T10:00').toISOString() });
+    expect(s).toEqual({
+      status: 'closed',
+      accepting_orders: false,
+      closed_reason: 'outside_hours',
+      opens_at: kw('2026-11-24T10:00').toISOString(),
+    });
     expect(storeStatus(store, kw('2026-11-23T09:59')).status).toBe('closed');
   });
 
@@ -76,28 +94,46 @@ describe('storeStatus', () => {
 
   it('with no opening hours at all, then closed whatever the time, with no next opening', () => {
     const never = makeStore({ opening_hours: [] });
-    expect(storeStatus(never, kw('2026-11-23T12:00'))).toEqual({ status: 'closed', accepting_orders: false, closed_reason: 'outside_hours', opens_at: null });
+    expect(storeStatus(never, kw('2026-11-23T12:00'))).toEqual({
+      status: 'closed',
+      accepting_orders: false,
+      closed_reason: 'outside_hours',
+      opens_at: null,
+    });
   });
 
   describe('dated closures (local dates)', () => {
-    const allDay = makeStore({ opening_hours: daily('00:00', '24:00'), closures: [{ date: '2026-12-25', reason: 'Holiday' }] });
+    const allDay = makeStore({
+      opening_hours: daily('00:00', '24:00'),
+      closures: [{ date: '2026-12-25', reason: 'Holiday' }],
+    });
 
     it('close the whole local date and reopen at local midnight', () => {
       expect(storeStatus(allDay, kw('2026-12-24T23:59')).status).toBe('open');
       const s = storeStatus(allDay, kw('2026-12-25T00:00'));
-      expect(s).toMatchObject({ status: 'closed', closed_reason: 'closure', opens_at: kw('2026-12-26T00:00').toISOString() });
+      expect(s).toMatchObject({
+        status: 'closed',
+        closed_reason: 'closure',
+        opens_at: kw('2026-12-26T00:00').toISOString(),
+      });
       // 2026-12-24T22:30Z is already the 25th in Kuwait.
       expect(storeStatus(allDay, new Date('2026-12-24T22:30:00Z')).status).toBe('closed');
     });
 
     it('cut an overnight shift of the day before at midnight, and cancel the shift that starts on the date', () => {
       const late = makeStore({
-        opening_hours: [{ day: 'thu', open: '18:00', close: '03:00' }, { day: 'fri', open: '18:00', close: '03:00' }],
+        opening_hours: [
+          { day: 'thu', open: '18:00', close: '03:00' },
+          { day: 'fri', open: '18:00', close: '03:00' },
+        ],
         closures: [{ date: '2026-12-25', reason: 'Holiday' }],
       });
       expect(storeStatus(late, kw('2026-12-24T23:00')).status).toBe('open');
       expect(storeStatus(late, kw('2026-12-25T01:00')).closed_reason).toBe('closure');
-      expect(storeStatus(late, kw('2026-12-26T01:00'))).toMatchObject({ status: 'closed', closed_reason: 'outside_hours' });
+      expect(storeStatus(late, kw('2026-12-26T01:00'))).toMatchObject({
+        status: 'closed',
+        closed_reason: 'outside_hours',
+      });
     });
   });
 
@@ -118,14 +154,20 @@ describe('storeStatus', () => {
     });
 
     it('a snooze that ends after closing time reopens with the next opening hours', () => {
-      const s = makeStore({ opening_hours: daily('10:00', '23:00'), snoozed_until: kw('2026-11-24T00:30').toISOString() });
+      const s = makeStore({
+        opening_hours: daily('10:00', '23:00'),
+        snoozed_until: kw('2026-11-24T00:30').toISOString(),
+      });
       expect(storeStatus(s, kw('2026-11-23T20:00')).opens_at).toBe(kw('2026-11-24T10:00').toISOString());
     });
   });
 
   describe('busy and accepting-orders flags', () => {
     it('when busy during opening hours, then busy and still accepting orders', () => {
-      expect(storeStatus(makeStore({ busy: true }), kw('2026-11-23T12:00'))).toMatchObject({ status: 'busy', accepting_orders: true });
+      expect(storeStatus(makeStore({ busy: true }), kw('2026-11-23T12:00'))).toMatchObject({
+        status: 'busy',
+        accepting_orders: true,
+      });
     });
 
     it('when busy outside opening hours, then closed', () => {
@@ -133,8 +175,14 @@ describe('storeStatus', () => {
     });
 
     it('when the restaurant stops accepting orders, then the status stays but accepting_orders is false', () => {
-      expect(storeStatus(makeStore({ accepting_orders: false }), kw('2026-11-23T12:00'))).toMatchObject({ status: 'open', accepting_orders: false });
-      expect(storeStatus(makeStore({ accepting_orders: false, busy: true }), kw('2026-11-23T12:00'))).toMatchObject({ status: 'busy', accepting_orders: false });
+      expect(storeStatus(makeStore({ accepting_orders: false }), kw('2026-11-23T12:00'))).toMatchObject({
+        status: 'open',
+        accepting_orders: false,
+      });
+      expect(storeStatus(makeStore({ accepting_orders: false, busy: true }), kw('2026-11-23T12:00'))).toMatchObject({
+        status: 'busy',
+        accepting_orders: false,
+      });
     });
   });
 });

@@ -15,7 +15,10 @@ import { mongoTestServers, uniqueDbName } from '../support/mongo-server.js';
 import { makeCatalog, makeStore } from './catalog-fixtures.js';
 
 const demo = loadDemoCatalog();
-const small: Catalog = makeCatalog({ version: 'small-1', stores: [makeStore({ id: 'kw-one' }), makeStore({ id: 'kw-two', name: 'Second' })] });
+const small: Catalog = makeCatalog({
+  version: 'small-1',
+  stores: [makeStore({ id: 'kw-one' }), makeStore({ id: 'kw-two', name: 'Second' })],
+});
 
 /** `open()` gives a fresh handle on the same underlying storage, as a second process would. */
 function catalogStoreContract(name: string, setup: () => { open: () => CatalogStore; cleanup: () => Promise<void> }) {
@@ -64,7 +67,10 @@ catalogStoreContract('SQLite (own file)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'catalog-store-'));
   dirs.push(dir);
   const file = path.join(dir, 'catalog.sqlite');
-  return { open: () => new SqliteCatalogStore(file), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    open: () => new SqliteCatalogStore(file),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 });
 
 describe('SQLite catalog store details', () => {

@@ -21,7 +21,15 @@ describe('catch-up shares', () => {
           fc.object(),
           fc.nat(),
           (prefix, key, type, data, revision) => {
-            const e: ProjectedEvent = { id: 'e', streamId: `${prefix}${key}`, type, revision, position: 1n, data, metadata: {} };
+            const e: ProjectedEvent = {
+              id: 'e',
+              streamId: `${prefix}${key}`,
+              type,
+              revision,
+              position: 1n,
+              data,
+              metadata: {},
+            };
             const id = projection.documentId(e);
             if (id !== null) expect(id).toBe(streamKey(e.streamId, prefixes));
           },
@@ -37,7 +45,9 @@ describe('catch-up shares', () => {
     expect(main.streamPrefixes).toEqual(prefixes);
     const count = worker.partition!.count;
     expect(main.partition!.count).toBe(count);
-    expect([...worker.partition!.parts, ...main.partition!.parts].sort((a, b) => a - b)).toEqual([...Array(count).keys()]);
+    expect([...worker.partition!.parts, ...main.partition!.parts].sort((a, b) => a - b)).toEqual([
+      ...Array(count).keys(),
+    ]);
     expect(worker.partition!.parts.length).toBeGreaterThan(main.partition!.parts.length);
   });
 

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
-import { WrongExpectedRevisionError, type AppendOptions, type EventStore, type NewEvent } from '../../src/ports/event-store.js';
+import {
+  WrongExpectedRevisionError,
+  type AppendOptions,
+  type EventStore,
+  type NewEvent,
+} from '../../src/ports/event-store.js';
 import { handleCommand, DEFAULT_RETRIES, type Evolver } from '../../src/application/command-handler.js';
 import { eventMetadata } from '../../src/application/event-metadata.js';
 
@@ -21,7 +26,12 @@ const counted = (by: number): Counted => ({ type: 'Counted', data: { by, at: '20
 /** Counts by `by` unless the total would pass `limit`. */
 const countUpTo = (by: number, limit: number) => (state: Tally) => (state.total + by > limit ? [] : [counted(by)]);
 /** Names the state it was given, to show which state the metadata was built from. */
-const metadata = (state: Tally) => eventMetadata({ actor: 'system', cause: { requestId: 'req_1' }, owner: { partner_id: `ptn_${state.counts}`, environment: 'sandbox' } });
+const metadata = (state: Tally) =>
+  eventMetadata({
+    actor: 'system',
+    cause: { requestId: 'req_1' },
+    owner: { partner_id: `ptn_${state.counts}`, environment: 'sandbox' },
+  });
 
 let dir: string;
 let stores: SqliteEventStore[];
@@ -34,7 +44,10 @@ let stream: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'command-handler-'));
   const file = join(dir, 'events.db');
-  stores = [new SqliteEventStore({ file, synchronous: 'NORMAL' }), new SqliteEventStore({ file, synchronous: 'NORMAL' })];
+  stores = [
+    new SqliteEventStore({ file, synchronous: 'NORMAL' }),
+    new SqliteEventStore({ file, synchronous: 'NORMAL' }),
+  ];
   [here, other] = stores as [SqliteEventStore, SqliteEventStore];
   stream = `tally-${++n}`;
 });
@@ -45,7 +58,11 @@ afterEach(async () => {
 
 async function given(events: Counted[]): Promise<void> {
   if (events.length === 0) return;
-  await other.append(stream, events.map((e) => ({ type: e.type, data: { ...e.data }, metadata: {} })), { expectedRevision: 'any' });
+  await other.append(
+    stream,
+    events.map((e) => ({ type: e.type, data: { ...e.data }, metadata: {} })),
+    { expectedRevision: 'any' },
+  );
 }
 
 /** `inner`, where another writer appends `interlopers` more times, each just before one of our appends. */
@@ -54,7 +71,10 @@ function contested(inner: EventStore, interlopers: number) {
   const store = Object.create(inner) as EventStore;
   store.append = async (streamId: string, events: NewEvent[], options: AppendOptions) => {
     seen.appends.push(options);
-    if (interlopers-- > 0) await other.append(streamId, [{ type: 'Counted', data: counted(1).data, metadata: {} }], { expectedRevision: 'any' });
+    if (interlopers-- > 0)
+      await other.append(streamId, [{ type: 'Counted', data: counted(1).data, metadata: {} }], {
+        expectedRevision: 'any',
+      });
     return inner.append(streamId, events, options);
   };
   return { store, seen };
@@ -66,7 +86,12 @@ describe('handleCommand', () => {
   it('given an empty stream, when a command decides events, then they are appended expecting no stream and folded into the answer', async () => {
     const { store, seen } = contested(here, 0);
     const handled = await handleCommand(store, stream, tally, countUpTo(2, 10), { metadata });
-    expect(handled).toMatchObject({ conflict: false, state: { total: 2, counts: 1 }, events: [counted(2)], revision: 0 });
+    expect(handled).toMatchObject({
+      conflict: false,
+      state: { total: 2, counts: 1 },
+      events: [counted(2)],
+      revision: 0,
+    });
     expect(handled.position).toBe(await here.headPosition());
     expect(seen.appends).toEqual([{ expectedRevision: 'no_stream' }]);
     expect(await types()).toEqual([['Counted', 2]]);
@@ -94,7 +119,13 @@ describe('handleCommand', () => {
     await given([counted(9)]);
     const { store, seen } = contested(here, 0);
     const handled = await handleCommand(store, stream, tally, countUpTo(2, 10), { metadata });
-    expect(handled).toEqual({ conflict: false, state: { total: 9, counts: 1 }, events: [], revision: 0, position: undefined });
+    expect(handled).toEqual({
+      conflict: false,
+      state: { total: 9, counts: 1 },
+      events: [],
+      revision: 0,
+      position: undefined,
+    });
     expect(seen.appends).toEqual([]);
   });
 
@@ -102,11 +133,22 @@ describe('handleCommand', () => {
     await given([counted(5)]);
     const { store, seen } = contested(here, 2);
     const decided: number[] = [];
-    const handled = await handleCommand(store, stream, tally, (state) => (decided.push(state.total), countUpTo(2, 10)(state)), { metadata });
+    const handled = await handleCommand(
+      store,
+      stream,
+      tally,
+      (state) => (decided.push(state.total), countUpTo(2, 10)(state)),
+      { metadata },
+    );
     expect(decided).toEqual([5, 6, 7]);
     expect(seen.appends.map((o) => o.expectedRevision)).toEqual([0, 1, 2]);
     expect(handled.state).toEqual({ total: 9, counts: 4 });
-    expect(await types()).toEqual([['Counted', 5], ['Counted', 1], ['Counted', 1], ['Counted', 2]]);
+    expect(await types()).toEqual([
+      ['Counted', 5],
+      ['Counted', 1],
+      ['Counted', 1],
+      ['Counted', 2],
+    ]);
   });
 
   it('when a fresh read changes the decision to nothing, then nothing is appended: no update is lost and none is made twice', async () => {
@@ -114,25 +156,35 @@ describe('handleCommand', () => {
     const { store } = contested(here, 1);
     const handled = await handleCommand(store, stream, tally, countUpTo(2, 10), { metadata });
     expect(handled.events).toEqual([]);
-    expect(await types()).toEqual([['Counted', 8], ['Counted', 1]]);
+    expect(await types()).toEqual([
+      ['Counted', 8],
+      ['Counted', 1],
+    ]);
   });
 
   it(`when every attempt conflicts, then the conflict is thrown after ${DEFAULT_RETRIES} decisions again`, async () => {
     const { store, seen } = contested(here, Number.POSITIVE_INFINITY);
-    await expect(handleCommand(store, stream, tally, countUpTo(1, 1000), { metadata })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await expect(handleCommand(store, stream, tally, countUpTo(1, 1000), { metadata })).rejects.toBeInstanceOf(
+      WrongExpectedRevisionError,
+    );
     expect(seen.appends).toHaveLength(DEFAULT_RETRIES + 1);
     const none = contested(here, Number.POSITIVE_INFINITY);
-    await expect(handleCommand(none.store, stream, tally, countUpTo(1, 1000), { metadata, retries: 0 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await expect(
+      handleCommand(none.store, stream, tally, countUpTo(1, 1000), { metadata, retries: 0 }),
+    ).rejects.toBeInstanceOf(WrongExpectedRevisionError);
     expect(none.seen.appends).toHaveLength(1);
   });
 
-  it("when a conflict is to be handed back, then it is decided once and returned with the state it was decided on", async () => {
+  it('when a conflict is to be handed back, then it is decided once and returned with the state it was decided on', async () => {
     await given([counted(5)]);
     const { store, seen } = contested(here, 1);
     const handled = await handleCommand(store, stream, tally, countUpTo(2, 10), { metadata, onConflict: 'return' });
     expect(handled).toEqual({ conflict: true, state: { total: 5, counts: 1 } });
     expect(seen.appends).toHaveLength(1);
-    expect(await types()).toEqual([['Counted', 5], ['Counted', 1]]);
+    expect(await types()).toEqual([
+      ['Counted', 5],
+      ['Counted', 1],
+    ]);
   });
 
   it('given the stream as the caller read it, then the first decision is made on it without reading; a conflict reads', async () => {
@@ -140,12 +192,23 @@ describe('handleCommand', () => {
     const reads: string[] = [];
     const { store } = contested(here, 0);
     const read = async () => (reads.push('read'), { state: { total: 5, counts: 1 }, revision: 0 });
-    const first = await handleCommand(store, stream, tally, countUpTo(1, 10), { metadata, from: { state: { total: 5, counts: 1 }, revision: 0 }, read });
+    const first = await handleCommand(store, stream, tally, countUpTo(1, 10), {
+      metadata,
+      from: { state: { total: 5, counts: 1 }, revision: 0 },
+      read,
+    });
     expect([first.state, reads]).toEqual([{ total: 6, counts: 2 }, []]);
     // A stale `from` (revision 0, the stream is at 1): the append conflicts, and the next decision reads.
-    const second = await handleCommand(store, stream, tally, countUpTo(1, 10), { metadata, from: { state: { total: 5, counts: 1 }, revision: 0 } });
+    const second = await handleCommand(store, stream, tally, countUpTo(1, 10), {
+      metadata,
+      from: { state: { total: 5, counts: 1 }, revision: 0 },
+    });
     expect(second.state).toEqual({ total: 7, counts: 3 });
-    expect(await types()).toEqual([['Counted', 5], ['Counted', 1], ['Counted', 1]]);
+    expect(await types()).toEqual([
+      ['Counted', 5],
+      ['Counted', 1],
+      ['Counted', 1],
+    ]);
   });
 
   it('when the decision throws (a refusal), then it propagates and nothing is appended', async () => {

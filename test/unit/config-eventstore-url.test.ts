@@ -17,7 +17,9 @@ describe('EVENTSTORE_URL', () => {
   it('given another scheme or no host, then start-up stops with one line naming the variable', () => {
     for (const url of ['http://db:2113', 'esdb://', 'tcp://db:1113', 'esdb:db:2113']) {
       expect(() => withUrl(url)).toThrow(ConfigError);
-      expect(() => withUrl(url)).toThrow(/^Invalid configuration: EVENTSTORE_URL must be an esdb:\/\/host:2113 connection string/);
+      expect(() => withUrl(url)).toThrow(
+        /^Invalid configuration: EVENTSTORE_URL must be an esdb:\/\/host:2113 connection string/,
+      );
     }
   });
 });

@@ -22,7 +22,9 @@ interface Service {
   stop_grace_period?: string;
 }
 
-const compose = parse(fs.readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(fs.readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const services = compose.services;
 const apis = Object.keys(services).filter((name) => /^api-\d+$/.test(name));
 const healthTest = (s: Service) => [s.healthcheck?.test ?? []].flat().join(' ');
@@ -34,7 +36,8 @@ describe('docker-compose.yml', () => {
   it('then it runs the stores, two api replicas and the proxy, each with a restart policy', () => {
     expect(Object.keys(services).sort()).toEqual(['api-1', 'api-2', 'eventstore', 'mongo', 'proxy']);
     expect(apis).toEqual(['api-1', 'api-2']);
-    for (const [name, s] of Object.entries(services)) expect(s.restart, name).toMatch(/^(always|unless-stopped|on-failure(:\d+)?)$/);
+    for (const [name, s] of Object.entries(services))
+      expect(s.restart, name).toMatch(/^(always|unless-stopped|on-failure(:\d+)?)$/);
   });
 
   it('then every image is pinned to a version, never latest', () => {
@@ -66,7 +69,10 @@ describe('docker-compose.yml', () => {
   it('then each api replica waits for both stores to be healthy and reports ready only when its stores answer', () => {
     for (const name of apis) {
       const s = services[name]!;
-      expect(s.depends_on, name).toEqual({ eventstore: { condition: 'service_healthy' }, mongo: { condition: 'service_healthy' } });
+      expect(s.depends_on, name).toEqual({
+        eventstore: { condition: 'service_healthy' },
+        mongo: { condition: 'service_healthy' },
+      });
       expect(healthTest(s), name).toContain('http://127.0.0.1:3000/readyz');
       expect(s.build, name).toBe('.');
       expect(s.hostname, name).toBe(name);
@@ -78,7 +84,8 @@ describe('docker-compose.yml', () => {
     const known = new Set(Object.keys(configSchema.shape));
     for (const name of apis) {
       const env = services[name]!.environment!;
-      for (const key of Object.keys(env)) expect(known.has(key), `${name}: ${key} is not a variable of src/config.ts`).toBe(true);
+      for (const key of Object.keys(env))
+        expect(known.has(key), `${name}: ${key} is not a variable of src/config.ts`).toBe(true);
       expect(env).toMatchObject({
         EVENT_STORE: 'eventstoredb',
         EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false',
@@ -92,7 +99,11 @@ describe('docker-compose.yml', () => {
       expect(env.WEBHOOK_SECRETS_KEY).toMatch(REQUIRED_FROM_ENV);
       expect(REQUIRED_FROM_ENV.exec(env.WEBHOOK_SECRETS_KEY!)![1]).toBe('WEBHOOK_SECRETS_KEY');
 
-      const given = { ...env, ADMIN_TOKEN: 'a'.repeat(48), WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
+      const given = {
+        ...env,
+        ADMIN_TOKEN: 'a'.repeat(48),
+        WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+      };
       const config = loadConfig(given);
       expect(config.METRICS_PORT, `${name}: metrics on their own port`).toBeGreaterThan(0);
       expect(config.METRICS_PORT).not.toBe(config.PORT);
@@ -102,7 +113,11 @@ describe('docker-compose.yml', () => {
 
   it("then Docker's SIGKILL comes after the replica's own shutdown deadline (grace period plus close bound)", () => {
     for (const name of apis) {
-      const config = loadConfig({ ...services[name]!.environment!, ADMIN_TOKEN: 'a'.repeat(48), WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') });
+      const config = loadConfig({
+        ...services[name]!.environment!,
+        ADMIN_TOKEN: 'a'.repeat(48),
+        WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+      });
       const match = /^(\d+)s$/.exec(services[name]!.stop_grace_period ?? '');
       expect(match, `${name}: stop_grace_period in seconds`).not.toBeNull();
       expect(Number(match![1]) * 1000, name).toBeGreaterThan(config.SHUTDOWN_GRACE_MS + CLOSE_BOUND_MS);
@@ -113,7 +128,10 @@ describe('docker-compose.yml', () => {
     const published = Object.values(services).flatMap((s) => s.ports ?? []);
     for (const name of apis) {
       const metricsPort = services[name]!.environment!.METRICS_PORT!;
-      expect(published.some((p) => p.split(':').includes(metricsPort)), metricsPort).toBe(false);
+      expect(
+        published.some((p) => p.split(':').includes(metricsPort)),
+        metricsPort,
+      ).toBe(false);
     }
   });
 
@@ -145,7 +163,13 @@ function parseCaddyfile(text: string): Directive[] {
       continue;
     }
     const opens = line.endsWith('{');
-    const node: Directive = { words: line.replace(/\s*\{$/, '').split(/\s+/).filter(Boolean), block: [] };
+    const node: Directive = {
+      words: line
+        .replace(/\s*\{$/, '')
+        .split(/\s+/)
+        .filter(Boolean),
+      block: [],
+    };
     stack.at(-1)!.block.push(node);
     if (opens) stack.push(node);
   }

@@ -25,7 +25,12 @@ describe('WalCheckpointer', () => {
   it('when a WAL database has frames in its log, then a checkpoint on the worker copies all of them', async () => {
     const { file, db } = walDatabase();
     for (let i = 0; i < 50; i++) db.prepare('INSERT INTO t (v) VALUES (?)').run(`row ${i}`);
-    const checkpointer = new WalCheckpointer(file, { intervalMs: 60_000, onError: (err) => { throw err; } });
+    const checkpointer = new WalCheckpointer(file, {
+      intervalMs: 60_000,
+      onError: (err) => {
+        throw err;
+      },
+    });
     const result = await checkpointer.checkpointNow();
     expect(result.log).toBeGreaterThan(0);
     expect(result.checkpointed).toBe(result.log);
@@ -37,7 +42,13 @@ describe('WalCheckpointer', () => {
     const { file, db } = walDatabase();
     const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
     for (let i = 0; i < 40; i++) insert.run(`row ${i}`);
-    const checkpointer = new WalCheckpointer(file, { intervalMs: 60_000, restartFrames: 20, onError: (err) => { throw err; } });
+    const checkpointer = new WalCheckpointer(file, {
+      intervalMs: 60_000,
+      restartFrames: 20,
+      onError: (err) => {
+        throw err;
+      },
+    });
     const restarted = await checkpointer.checkpointNow();
     expect(restarted.log).toBeGreaterThanOrEqual(40);
     insert.run('after the restart');
@@ -48,7 +59,7 @@ describe('WalCheckpointer', () => {
     db.close();
   });
 
-  it('when the file cannot be checkpointed, then the error is reported (the store then goes back to SQLite\'s own checkpoints)', async () => {
+  it("when the file cannot be checkpointed, then the error is reported (the store then goes back to SQLite's own checkpoints)", async () => {
     const file = join(dir, 'not-a-database.db');
     writeFileSync(file, 'this is not a SQLite database, it is text long enough to have a header'.repeat(20));
     let report!: (err: Error) => void;

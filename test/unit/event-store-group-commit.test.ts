@@ -23,7 +23,9 @@ describe('GroupCommit', () => {
     let commits = 0;
     const group = new GroupCommit(db, () => commits++);
     const seenAtSettle: number[] = [];
-    const writes = ['a', 'b', 'c'].map((v) => group.write(() => insert.run(v).changes).then(() => seenAtSettle.push(commits)));
+    const writes = ['a', 'b', 'c'].map((v) =>
+      group.write(() => insert.run(v).changes).then(() => seenAtSettle.push(commits)),
+    );
     await Promise.all(writes);
     expect(commits).toBe(1);
     expect(seenAtSettle).toEqual([1, 1, 1]);
@@ -107,7 +109,9 @@ describe('GroupCommit', () => {
       const order: string[] = [];
       const first = group.write(() => insert.run('a')).then(() => order.push('a'));
       await tick();
-      const later = ['b', 'c'].map((v, i) => new Promise((r) => setTimeout(r, i)).then(() => group.write(() => insert.run(v))).then(() => order.push(v)));
+      const later = ['b', 'c'].map((v, i) =>
+        new Promise((r) => setTimeout(r, i)).then(() => group.write(() => insert.run(v))).then(() => order.push(v)),
+      );
       await new Promise((r) => setTimeout(r, 5)); // b and c are requested in different turns
       await tick();
       expect(durability.calls).toBe(1); // b and c wait for the fsync in flight to end...

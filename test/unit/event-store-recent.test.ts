@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { RecentEvents, type EventTuple } from '../../src/adapters/sqlite/event-store-recent.js';
 
-const row = (position: number, stream = 'order-1', revision = position, type = 'E'): EventTuple =>
-  [position, stream, revision, `id-${position}`, type, '{}', '{}', 0];
+const row = (position: number, stream = 'order-1', revision = position, type = 'E'): EventTuple => [
+  position,
+  stream,
+  revision,
+  `id-${position}`,
+  type,
+  '{}',
+  '{}',
+  0,
+];
 const positions = (rows: EventTuple[] | undefined) => rows?.map((r) => r[0]);
 
 describe('recent events of the embedded log', () => {
@@ -38,9 +46,20 @@ describe('recent events of the embedded log', () => {
 
   it('filters as the SQL does: stream prefixes, then event types', () => {
     const recent = new RecentEvents();
-    recent.add([row(1, 'order-1', 0, 'OrderPlaced'), row(2, 'rider-1', 0, 'RiderMoved'), row(3, 'order-2', 0, 'OrderAccepted')]);
+    recent.add([
+      row(1, 'order-1', 0, 'OrderPlaced'),
+      row(2, 'rider-1', 0, 'RiderMoved'),
+      row(3, 'order-2', 0, 'OrderAccepted'),
+    ]);
     expect(positions(recent.rowsBetween(0, 3, 100, { streamPrefixes: ['order-'] }))).toEqual([1, 3]);
-    expect(positions(recent.rowsBetween(0, 3, 100, { streamPrefixes: ['order-', 'rider-'], eventTypes: ['RiderMoved', 'OrderAccepted'] }))).toEqual([2, 3]);
+    expect(
+      positions(
+        recent.rowsBetween(0, 3, 100, {
+          streamPrefixes: ['order-', 'rider-'],
+          eventTypes: ['RiderMoved', 'OrderAccepted'],
+        }),
+      ),
+    ).toEqual([2, 3]);
     expect(positions(recent.rowsBetween(0, 3, 1, { eventTypes: ['OrderAccepted'] }))).toEqual([3]);
   });
 

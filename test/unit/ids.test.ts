@@ -32,7 +32,11 @@ describe('base62', () => {
 
   it('is the big-endian number of the bytes in base 62, at a fixed length', () => {
     for (const size of [1, 2, 3, 4, 5, 7, 12, 16, 24, 32, 33]) {
-      const samples = [new Uint8Array(size), new Uint8Array(size).fill(255), ...Array.from({ length: 200 }, () => randomBytes(size))];
+      const samples = [
+        new Uint8Array(size),
+        new Uint8Array(size).fill(255),
+        ...Array.from({ length: 200 }, () => randomBytes(size)),
+      ];
       for (const bytes of samples) expect(base62(bytes), Buffer.from(bytes).toString('hex')).toBe(reference(bytes));
     }
     const buf = randomBytes(40);

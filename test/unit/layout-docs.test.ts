@@ -24,7 +24,9 @@ function readmeArrows(): Record<string, string[]> {
 
 describe('README layout', () => {
   it('names the same arrows as .dependency-cruiser.js', async () => {
-    const { LAYERS } = (await import(new URL('../../.dependency-cruiser.js', import.meta.url).href)) as { LAYERS: Layer[] };
+    const { LAYERS } = (await import(new URL('../../.dependency-cruiser.js', import.meta.url).href)) as {
+      LAYERS: Layer[];
+    };
     const rules = Object.fromEntries(LAYERS.map(([name, allowed]) => [name, allowed]));
     expect(readmeArrows()).toEqual(rules);
   });

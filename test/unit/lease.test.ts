@@ -23,7 +23,19 @@ afterEach(async () => {
 /** A lease on the shared store with the test's clock; its log says what its work was told. */
 function lease(holder: string, options: Partial<LeaseOptions> = {}) {
   const log: string[] = [];
-  const l = new Lease({ events: store }, { name: 'work', holder, ttlMs: 10_000, tickMs: 2_000, now: () => now, timer: false, mayBeAlive: () => true, ...options });
+  const l = new Lease(
+    { events: store },
+    {
+      name: 'work',
+      holder,
+      ttlMs: 10_000,
+      tickMs: 2_000,
+      now: () => now,
+      timer: false,
+      mayBeAlive: () => true,
+      ...options,
+    },
+  );
   leases.push(l);
   const started = l.start({
     onAcquired: async () => void log.push('acquired'),

@@ -134,7 +134,9 @@ describe('timedEventStore', () => {
     const events = timedEventStore(raw, m);
     const result = await events.append('s-1', [event], { expectedRevision: 'no_stream' });
     expect(result.nextExpectedRevision).toBe(0);
-    await expect(events.append('s-1', [event], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await expect(events.append('s-1', [event], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(
+      WrongExpectedRevisionError,
+    );
     await expect(events.append('s-2', [], { expectedRevision: 'any' })).rejects.toBeInstanceOf(TypeError);
     const s = await samplesOf(m);
     expect(find(s, 'event_store_append_duration_seconds_count', { outcome: 'ok' })[0]!.value).toBe(1);
@@ -162,7 +164,9 @@ describe('startMetricsServer (METRICS_PORT)', () => {
       const res = await fetch(`${base}/metrics`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
-      expect(find(parseSamples(await res.text()), 'http_requests_total', { route: '/v1/ping', status: '200' })[0]!.value).toBe(1);
+      expect(
+        find(parseSamples(await res.text()), 'http_requests_total', { route: '/v1/ping', status: '200' })[0]!.value,
+      ).toBe(1);
       expect((await fetch(`${base}/metrics?x=1`)).status).toBe(200);
       expect((await fetch(`${base}/v1/ping`)).status).toBe(404);
       expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(405);
@@ -172,7 +176,11 @@ describe('startMetricsServer (METRICS_PORT)', () => {
   });
 
   it('when collecting fails, then 500 with the reason', async () => {
-    const server = await startMetricsServer({ scrape: () => Promise.reject(new Error('boom')), port: 0, host: '127.0.0.1' });
+    const server = await startMetricsServer({
+      scrape: () => Promise.reject(new Error('boom')),
+      port: 0,
+      host: '127.0.0.1',
+    });
     try {
       const res = await fetch(`http://127.0.0.1:${server.port}/metrics`);
       expect(res.status).toBe(500);

@@ -48,7 +48,11 @@ export const ev = {
   pickedUp: (m = 5): OrderEvent => ({ type: 'OrderPickedUp', data: { at: at(m) } }),
   delivered: (m = 6): OrderEvent => ({ type: 'OrderDelivered', data: { at: at(m) } }),
   collected: (m = 6): OrderEvent => ({ type: 'OrderCollected', data: { at: at(m) } }),
-  cancelled: (by: 'partner' | 'restaurant' | 'support' = 'partner', m = 7, reason: string | null = null): OrderEvent => ({
+  cancelled: (
+    by: 'partner' | 'restaurant' | 'support' = 'partner',
+    m = 7,
+    reason: string | null = null,
+  ): OrderEvent => ({
     type: 'OrderCancelled',
     data: { by, reason, at: at(m) },
   }),

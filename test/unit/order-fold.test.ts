@@ -1,14 +1,36 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evolve, fold, foldView, initialState, OrderHistoryError, rehydrate, type OrderState, type OrderView } from '../../src/domain/order/state.js';
+import {
+  evolve,
+  fold,
+  foldView,
+  initialState,
+  OrderHistoryError,
+  rehydrate,
+  type OrderState,
+  type OrderView,
+} from '../../src/domain/order/state.js';
 import type { OrderEvent } from '../../src/domain/order/events.js';
 import { ev, history, PICKUP, TOTAL } from './order-fixtures.js';
 
 const EVENTS: OrderEvent[] = [
-  ev.placed(), ev.placed(PICKUP), ev.placed({ payment_method: 'card' }),
-  ev.accepted(2), ev.started(3), ev.packed(4), ev.rider(5), ev.pickedUp(6), ev.delivered(7), ev.collected(7),
-  ev.cancelled('partner'), ev.cancelled('restaurant', 7, 'closed'),
-  ev.paid(1), ev.failed(1), ev.refunded(500, 500), ev.refunded(TOTAL - 500, TOTAL), ev.refunded(TOTAL, TOTAL),
+  ev.placed(),
+  ev.placed(PICKUP),
+  ev.placed({ payment_method: 'card' }),
+  ev.accepted(2),
+  ev.started(3),
+  ev.packed(4),
+  ev.rider(5),
+  ev.pickedUp(6),
+  ev.delivered(7),
+  ev.collected(7),
+  ev.cancelled('partner'),
+  ev.cancelled('restaurant', 7, 'closed'),
+  ev.paid(1),
+  ev.failed(1),
+  ev.refunded(500, 500),
+  ev.refunded(TOTAL - 500, TOTAL),
+  ev.refunded(TOTAL, TOTAL),
 ];
 
 /** The outcome of folding, comparable: the state's observable parts, or the error's message. */
@@ -38,7 +60,9 @@ describe('fold (the view built once per batch)', () => {
   it('gives what folding one event at a time gives, for any sequence, accepted or not (same state or same error)', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...EVENTS), { maxLength: 12 }), (events) => {
-        expect(outcome(() => fold(initialState(), events))).toEqual(outcome(() => events.reduce(evolve, initialState())));
+        expect(outcome(() => fold(initialState(), events))).toEqual(
+          outcome(() => events.reduce(evolve, initialState())),
+        );
       }),
       { numRuns: 500, seed: 5 },
     );
@@ -61,7 +85,9 @@ describe('fold (the view built once per batch)', () => {
     expect(() => rehydrate([...history.cashDelivery.delivered, ev.accepted(9)])).toThrow(
       new OrderHistoryError('stored event OrderAccepted is not accepted in status delivered'),
     );
-    expect(() => rehydrate([ev.accepted()])).toThrow(new OrderHistoryError('stored event OrderAccepted is not accepted in an unplaced order'));
+    expect(() => rehydrate([ev.accepted()])).toThrow(
+      new OrderHistoryError('stored event OrderAccepted is not accepted in an unplaced order'),
+    );
   });
 
   it('returns the state itself for no events', () => {
@@ -111,7 +137,9 @@ describe('foldView (the read models: the view alone, replayed through the transi
 
   it('names the refused event and the status it met, and needs at least one event for a new view', () => {
     const delivered = foldView(null, history.cashDelivery.delivered);
-    expect(() => foldView(delivered, [ev.accepted(9)])).toThrow(new OrderHistoryError('stored event OrderAccepted is not accepted in status delivered'));
+    expect(() => foldView(delivered, [ev.accepted(9)])).toThrow(
+      new OrderHistoryError('stored event OrderAccepted is not accepted in status delivered'),
+    );
     expect(foldView(delivered, [])).toBe(delivered);
     expect(() => foldView(null, [])).toThrow(OrderHistoryError);
   });

@@ -6,7 +6,12 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import type { EventStore } from '../../src/ports/event-store.js';
-import { IdempotencyKeys, idempotencyStream, MAX_REMEMBERED_BODY, requestHash } from '../../src/application/orders/idempotency.js';
+import {
+  IdempotencyKeys,
+  idempotencyStream,
+  MAX_REMEMBERED_BODY,
+  requestHash,
+} from '../../src/application/orders/idempotency.js';
 
 let dir: string;
 let stores: SqliteEventStore[];
@@ -17,7 +22,10 @@ let other: SqliteEventStore;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'order-idempotency-'));
   const file = join(dir, 'events.db');
-  stores = [new SqliteEventStore({ file, synchronous: 'NORMAL' }), new SqliteEventStore({ file, synchronous: 'NORMAL' })];
+  stores = [
+    new SqliteEventStore({ file, synchronous: 'NORMAL' }),
+    new SqliteEventStore({ file, synchronous: 'NORMAL' }),
+  ];
   [here, other] = stores as [SqliteEventStore, SqliteEventStore];
 });
 afterEach(async () => {
@@ -40,8 +48,17 @@ function countingReads(inner: EventStore) {
 
 describe('IdempotencyKeys', () => {
   it('hashes a body the same whatever its key order and undefined fields, and differently when a value changes', () => {
-    const body = { store_id: 'st_1', items: [{ item_id: 'a', quantity: 2 }], customer: { name: 'Sara', phone: '+96550001111' } };
-    const reordered = { customer: { phone: '+96550001111', name: 'Sara' }, items: [{ quantity: 2, item_id: 'a' }], store_id: 'st_1', tip: undefined };
+    const body = {
+      store_id: 'st_1',
+      items: [{ item_id: 'a', quantity: 2 }],
+      customer: { name: 'Sara', phone: '+96550001111' },
+    };
+    const reordered = {
+      customer: { phone: '+96550001111', name: 'Sara' },
+      items: [{ quantity: 2, item_id: 'a' }],
+      store_id: 'st_1',
+      tip: undefined,
+    };
     expect(requestHash(reordered)).toBe(requestHash(body));
     expect(requestHash({ ...body, store_id: 'st_2' })).not.toBe(requestHash(body));
     expect(requestHash({ ...body, items: [{ item_id: 'a', quantity: 3 }] })).not.toBe(requestHash(body));
@@ -118,14 +135,18 @@ describe('IdempotencyKeys', () => {
     const body = { store_id: 'st_1', items: [{ item_id: 'a', quantity: 2 }] };
     const reordered = { items: [{ quantity: 2, item_id: 'a' }], store_id: 'st_1' };
     const other = { store_id: 'st_1', items: [{ item_id: 'a', quantity: 3 }] };
-    const mine = (await keys.claim(stream('key-0005'), { request_hash: requestHash(body), order_id: 'sbx_5' }, meta)).claim;
-    const theirs = (await keys.claim(stream('key-0006'), { request_hash: requestHash(other), order_id: 'sbx_6' }, meta)).claim;
+    const mine = (await keys.claim(stream('key-0005'), { request_hash: requestHash(body), order_id: 'sbx_5' }, meta))
+      .claim;
+    const theirs = (await keys.claim(stream('key-0006'), { request_hash: requestHash(other), order_id: 'sbx_6' }, meta))
+      .claim;
     for (let i = 0; i < 2; i++) {
       expect(() => keys.assertSameBody(mine, body)).not.toThrow();
       expect(() => keys.assertSameBody(mine, reordered)).not.toThrow();
       expect(() => keys.assertSameBody(mine, other)).toThrow(expect.objectContaining({ code: 'idempotency_conflict' }));
       // A body remembered as matching one claim says nothing about another.
-      expect(() => keys.assertSameBody(theirs, body)).toThrow(expect.objectContaining({ code: 'idempotency_conflict' }));
+      expect(() => keys.assertSameBody(theirs, body)).toThrow(
+        expect.objectContaining({ code: 'idempotency_conflict' }),
+      );
       expect(() => keys.assertSameBody(theirs, other)).not.toThrow();
     }
   });
@@ -141,7 +162,9 @@ describe('IdempotencyKeys', () => {
     keys.remember(claim, text);
     expect(keys.retry(stream('key-0007'), text)).toBe(claim);
     // Any other text, even the same data with its keys in another order, is validated and hashed again.
-    expect(keys.retry(stream('key-0007'), JSON.stringify({ items: [{ item_id: 'a', quantity: 2 }], store_id: 'st_1' }))).toBeNull();
+    expect(
+      keys.retry(stream('key-0007'), JSON.stringify({ items: [{ item_id: 'a', quantity: 2 }], store_id: 'st_1' })),
+    ).toBeNull();
     expect(keys.retry(stream('key-0008'), text)).toBeNull();
     // A key claimed by another process is not assumed to be a retry of anything.
     await new IdempotencyKeys(other).claim(stream('key-0009'), { request_hash: 'h9', order_id: 'sbx_9' }, meta);
@@ -176,7 +199,8 @@ describe('IdempotencyKeys', () => {
   it('keeps a bounded number of claims: the least recently used is read from the store again', async () => {
     const { store, counter } = countingReads(here);
     const keys = new IdempotencyKeys(store, 2);
-    for (const k of ['key-000a', 'key-000b', 'key-000c']) await keys.claim(stream(k), { request_hash: k, order_id: `sbx_${k}` }, meta);
+    for (const k of ['key-000a', 'key-000b', 'key-000c'])
+      await keys.claim(stream(k), { request_hash: k, order_id: `sbx_${k}` }, meta);
     expect(counter.reads).toBe(0);
     expect(await keys.find(stream('key-000a'))).toEqual({ request_hash: 'key-000a', order_id: 'sbx_key-000a' });
     expect(counter.reads).toBe(1);

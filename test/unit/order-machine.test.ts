@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { initialTransition, transition } from 'xstate';
 import { toMermaid } from '../../src/domain/order/diagram.js';
 import type { OrderEvent } from '../../src/domain/order/events.js';
-import { FINAL_STATUSES, ORDER_STATUSES, orderMachine, statusOf, type OrderSnapshot } from '../../src/domain/order/machine.js';
+import {
+  FINAL_STATUSES,
+  ORDER_STATUSES,
+  orderMachine,
+  statusOf,
+  type OrderSnapshot,
+} from '../../src/domain/order/machine.js';
 import { OrderHistoryError, rehydrate } from '../../src/domain/order/state.js';
 import { at, ev, history, RIDER, TOTAL } from './order-fixtures.js';
 
@@ -33,7 +39,9 @@ describe('order machine: statuses', () => {
   });
 
   it('has no transition without a target and without actions (the fold relies on it: an enabled transition always changes the snapshot)', () => {
-    const transitions = Object.values(orderMachine.root.states).flatMap((node) => [...node.transitions.values()].flat());
+    const transitions = Object.values(orderMachine.root.states).flatMap((node) =>
+      [...node.transitions.values()].flat(),
+    );
     expect(transitions.length).toBeGreaterThan(10);
     for (const t of transitions) expect(t.target !== undefined || t.actions.length > 0).toBe(true);
   });
@@ -42,7 +50,10 @@ describe('order machine: statuses', () => {
     for (const status of ORDER_STATUSES) {
       const events = Object.keys(orderMachine.root.states[status]!.on);
       const final = (FINAL_STATUSES as readonly string[]).includes(status);
-      expect(events.every((type) => type === 'OrderRefunded'), status).toBe(final);
+      expect(
+        events.every((type) => type === 'OrderRefunded'),
+        status,
+      ).toBe(final);
     }
   });
 });
@@ -53,8 +64,18 @@ describe('order machine: the spec transition table', () => {
     ['placed -> confirmed when the restaurant accepts', history.cashDelivery.placed, ev.accepted(), 'confirmed'],
     ['confirmed -> preparing when the kitchen starts', history.cashDelivery.confirmed, ev.started(), 'preparing'],
     ['preparing -> ready when packed', history.cashDelivery.preparing, ev.packed(), 'ready'],
-    ['ready -> out_for_delivery when the rider picks up', history.cashDelivery.readyWithRider, ev.pickedUp(), 'out_for_delivery'],
-    ['out_for_delivery -> delivered when handed over', history.cashDelivery.out_for_delivery, ev.delivered(), 'delivered'],
+    [
+      'ready -> out_for_delivery when the rider picks up',
+      history.cashDelivery.readyWithRider,
+      ev.pickedUp(),
+      'out_for_delivery',
+    ],
+    [
+      'out_for_delivery -> delivered when handed over',
+      history.cashDelivery.out_for_delivery,
+      ev.delivered(),
+      'delivered',
+    ],
     ['ready -> completed when the customer collects (pickup)', history.cashPickup.ready, ev.collected(), 'completed'],
     ['placed -> cancelled by the partner', history.cashDelivery.placed, ev.cancelled('partner'), 'cancelled'],
     ['confirmed -> cancelled by the partner', history.cashDelivery.confirmed, ev.cancelled('partner'), 'cancelled'],
@@ -75,7 +96,11 @@ describe('order machine: the spec transition table', () => {
   });
 
   it('refuses a partner cancel once the kitchen has started, and a second cancel', () => {
-    for (const given of [history.cashDelivery.preparing, history.cashDelivery.readyWithRider, history.cashDelivery.out_for_delivery]) {
+    for (const given of [
+      history.cashDelivery.preparing,
+      history.cashDelivery.readyWithRider,
+      history.cashDelivery.out_for_delivery,
+    ]) {
       expect(accepts(given, ev.cancelled('partner'))).toBe(false);
       expect(accepts(given, ev.cancelled('restaurant'))).toBe(true);
       expect(accepts(given, ev.cancelled('support'))).toBe(true);
@@ -137,12 +162,21 @@ describe('order machine: refunds', () => {
       1000,
     ]);
     const fully = fold([...delivered, ev.refunded(1000, 1000), ev.refunded(TOTAL - 1000, TOTAL, 9)]);
-    expect([statusOf(fully), fully.context.payment_status, fully.context.refunded_total]).toEqual(['refunded', 'refunded', TOTAL]);
+    expect([statusOf(fully), fully.context.payment_status, fully.context.refunded_total]).toEqual([
+      'refunded',
+      'refunded',
+      TOTAL,
+    ]);
     expect(fully.can(ev.refunded(1, TOTAL + 1, 10))).toBe(false);
   });
 
   it('refuses zero, fractional, inconsistent and over-total refunds', () => {
-    for (const bad of [ev.refunded(0, 0), ev.refunded(0.5, 0.5), ev.refunded(100, 200), ev.refunded(TOTAL + 1, TOTAL + 1)]) {
+    for (const bad of [
+      ev.refunded(0, 0),
+      ev.refunded(0.5, 0.5),
+      ev.refunded(100, 200),
+      ev.refunded(TOTAL + 1, TOTAL + 1),
+    ]) {
       expect(accepts(delivered, bad)).toBe(false);
     }
   });
@@ -151,7 +185,9 @@ describe('order machine: refunds', () => {
     expect(accepts(history.cashPickup.completed, ev.refunded(TOTAL, TOTAL))).toBe(true);
     expect(accepts([...history.card.paid, ev.cancelled('partner', 2)], ev.refunded(TOTAL, TOTAL))).toBe(true);
     expect(accepts([...history.card.pending, ev.cancelled('partner', 2)], ev.refunded(TOTAL, TOTAL))).toBe(false);
-    expect(accepts([...history.cashDelivery.placed, ev.cancelled('partner', 2)], ev.refunded(TOTAL, TOTAL))).toBe(false);
+    expect(accepts([...history.cashDelivery.placed, ev.cancelled('partner', 2)], ev.refunded(TOTAL, TOTAL))).toBe(
+      false,
+    );
     expect(accepts([...history.card.paid, ev.accepted(2)], ev.refunded(TOTAL, TOTAL))).toBe(false);
   });
 });
@@ -180,7 +216,9 @@ describe('rehydrate', () => {
 
   it('refuses a stored history the machine does not accept', () => {
     expect(() => rehydrate([ev.accepted()])).toThrow(OrderHistoryError);
-    expect(() => rehydrate([...history.cashPickup.ready, ev.pickedUp()])).toThrow(/OrderPickedUp is not accepted in status ready/);
+    expect(() => rehydrate([...history.cashPickup.ready, ev.pickedUp()])).toThrow(
+      /OrderPickedUp is not accepted in status ready/,
+    );
   });
 });
 

@@ -11,8 +11,15 @@ import { ev, TOTAL } from './order-fixtures.js';
 
 /** A delivered cash order refunded in two parts: 9 events through most of the machine. */
 const LIFE: OrderEvent[] = [
-  ev.placed(), ev.accepted(), ev.started(), ev.packed(), ev.rider(), ev.pickedUp(), ev.delivered(),
-  ev.refunded(500, 500), ev.refunded(TOTAL - 500, TOTAL),
+  ev.placed(),
+  ev.accepted(),
+  ev.started(),
+  ev.packed(),
+  ev.rider(),
+  ev.pickedUp(),
+  ev.delivered(),
+  ev.refunded(500, 500),
+  ev.refunded(TOTAL - 500, TOTAL),
 ];
 
 let dir: string;
@@ -25,7 +32,10 @@ let n = 0;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'order-repository-'));
   const file = join(dir, 'events.db');
-  stores = [new SqliteEventStore({ file, synchronous: 'NORMAL' }), new SqliteEventStore({ file, synchronous: 'NORMAL' })];
+  stores = [
+    new SqliteEventStore({ file, synchronous: 'NORMAL' }),
+    new SqliteEventStore({ file, synchronous: 'NORMAL' }),
+  ];
   [here, other] = stores as [SqliteEventStore, SqliteEventStore];
 });
 afterEach(async () => {
@@ -37,7 +47,11 @@ const newOrderId = () => `sbx_repo${++n}`;
 
 async function appendAs(store: EventStore, orderId: string, events: OrderEvent[], after: number | 'no_stream') {
   const metadata = { partner_id: 'ptn_1', environment: 'sandbox', actor: 'restaurant' };
-  await store.append(orderStream(orderId), events.map((e) => ({ type: e.type, data: { ...e.data }, metadata })), { expectedRevision: after });
+  await store.append(
+    orderStream(orderId),
+    events.map((e) => ({ type: e.type, data: { ...e.data }, metadata })),
+    { expectedRevision: after },
+  );
 }
 
 /** Counts the full reads (from revision 0) the repository makes, to see when it starts over. */
@@ -52,7 +66,12 @@ function countingStore(inner: EventStore) {
   return { store, reads };
 }
 
-const observable = (l: LoadedOrder) => ({ order: l.state.order, value: l.state.snapshot.value, context: l.state.snapshot.context, revision: l.revision });
+const observable = (l: LoadedOrder) => ({
+  order: l.state.order,
+  value: l.state.snapshot.value,
+  context: l.state.snapshot.context,
+  revision: l.revision,
+});
 
 describe('OrderRepository: folded orders kept between loads', () => {
   it('when another process appends after a load, then the next load includes its events', async () => {
@@ -81,7 +100,8 @@ describe('OrderRepository: folded orders kept between loads', () => {
           for (const [i, to] of bounds.entries()) {
             await appendAs(i % 2 ? other : here, id, LIFE.slice(from, to), from === 0 ? 'no_stream' : from - 1);
             from = to;
-            if (loadAfter[i] || to === LIFE.length) expect(observable(await cached.load(id))).toEqual(observable(await fresh.load(id)));
+            if (loadAfter[i] || to === LIFE.length)
+              expect(observable(await cached.load(id))).toEqual(observable(await fresh.load(id)));
           }
         },
       ),
@@ -145,10 +165,15 @@ describe('OrderRepository: folded orders kept between loads', () => {
     await repo.load(id);
     await appendAs(other, id, LIFE.slice(2, 3), 1); // the kept state (revision 1) is now stale
     let attempts = 0;
-    const handled = await repo.handle(id, { actor: 'restaurant' }, () => LIFE[3]!.data.at, (state) => {
-      attempts++;
-      return state.order?.status === 'preparing' ? [LIFE[3]!] : [];
-    });
+    const handled = await repo.handle(
+      id,
+      { actor: 'restaurant' },
+      () => LIFE[3]!.data.at,
+      (state) => {
+        attempts++;
+        return state.order?.status === 'preparing' ? [LIFE[3]!] : [];
+      },
+    );
     expect(attempts).toBe(1);
     expect(handled.state.order?.status).toBe('ready');
     expect((await repo.load(id)).revision).toBe(3);
@@ -161,7 +186,12 @@ describe('OrderRepository: folded orders kept between loads', () => {
     const repo = new OrderRepository(store);
     await appendAs(here, id, LIFE.slice(0, 2), 'no_stream');
     await repo.load(id);
-    await repo.handle(id, { actor: 'restaurant' }, () => LIFE[2]!.data.at, () => [LIFE[2]!]);
+    await repo.handle(
+      id,
+      { actor: 'restaurant' },
+      () => LIFE[2]!.data.at,
+      () => [LIFE[2]!],
+    );
     expect(reads).toEqual({ full: 1, tail: 1 });
     const loaded = await repo.load(id);
     expect(reads).toEqual({ full: 1, tail: 2 });
@@ -173,14 +203,26 @@ describe('OrderRepository: folded orders kept between loads', () => {
     const fresh = newOrderId();
     const { store, reads } = countingStore(here);
     const repo = new OrderRepository(store);
-    const placed = await repo.handle(fresh, { actor: 'partner' }, () => LIFE[0]!.data.at, (state) => (state.order ? [] : [LIFE[0]!]), { newStream: true });
+    const placed = await repo.handle(
+      fresh,
+      { actor: 'partner' },
+      () => LIFE[0]!.data.at,
+      (state) => (state.order ? [] : [LIFE[0]!]),
+      { newStream: true },
+    );
     expect(placed.events).toHaveLength(1);
     expect(reads).toEqual({ full: 0, tail: 0 });
 
     // Another writer placed it first: the no_stream append fails, and the next attempt reads it.
     const taken = newOrderId();
     await appendAs(other, taken, LIFE.slice(0, 1), 'no_stream');
-    const again = await repo.handle(taken, { actor: 'partner' }, () => LIFE[0]!.data.at, (state) => (state.order ? [] : [LIFE[0]!]), { newStream: true });
+    const again = await repo.handle(
+      taken,
+      { actor: 'partner' },
+      () => LIFE[0]!.data.at,
+      (state) => (state.order ? [] : [LIFE[0]!]),
+      { newStream: true },
+    );
     expect(again.events).toHaveLength(0);
     expect(again.state.order?.status).toBe('placed');
     expect((await here.readStream(orderStream(taken))).map((e) => e.type)).toEqual(['OrderPlaced']);

@@ -28,7 +28,12 @@ const EVENTS: OrderEvent[] = [
   ev.refunded(TOTAL, TOTAL),
 ];
 
-const observable = (s: OrderSnapshot) => ({ value: s.value, context: s.context, status: s.status, accepts: EVENTS.map((e) => s.can(e)) });
+const observable = (s: OrderSnapshot) => ({
+  value: s.value,
+  context: s.context,
+  status: s.status,
+  accepts: EVENTS.map((e) => s.can(e)),
+});
 
 describe('nextSnapshot (one shared inert scope)', () => {
   it('starts where xstate starts', () => {
@@ -71,16 +76,55 @@ describe('replayStep (the machine read into a table, for the read models)', () =
   };
 
   it('gives the value and context xstate transition() gives, for any sequence of stored events, accepted or not', () => {
-    fc.assert(fc.property(fc.array(fc.constantFrom(...EVENTS), { maxLength: 14 }), replayed), { numRuns: 500, seed: 11 });
+    fc.assert(fc.property(fc.array(fc.constantFrom(...EVENTS), { maxLength: 14 }), replayed), {
+      numRuns: 500,
+      seed: 11,
+    });
   });
 
   it('takes every transition of the diagram as xstate does, and refuses what it refuses', () => {
-    replayed([ev.placed({ payment_method: 'card' }), ev.failed(), ev.paid(), ev.accepted(), ev.rider(), ev.started(), ev.packed(), ev.pickedUp(), ev.delivered(), ev.refunded(500, 500), ev.refunded(TOTAL - 500, TOTAL)]);
-    replayed([ev.placed(PICKUP), ev.accepted(), ev.started(), ev.packed(), ev.collected(), ev.refunded(500, 500), ev.refunded(TOTAL - 500, TOTAL)]);
+    replayed([
+      ev.placed({ payment_method: 'card' }),
+      ev.failed(),
+      ev.paid(),
+      ev.accepted(),
+      ev.rider(),
+      ev.started(),
+      ev.packed(),
+      ev.pickedUp(),
+      ev.delivered(),
+      ev.refunded(500, 500),
+      ev.refunded(TOTAL - 500, TOTAL),
+    ]);
+    replayed([
+      ev.placed(PICKUP),
+      ev.accepted(),
+      ev.started(),
+      ev.packed(),
+      ev.collected(),
+      ev.refunded(500, 500),
+      ev.refunded(TOTAL - 500, TOTAL),
+    ]);
     replayed([ev.placed({ payment_method: 'card' }), ev.paid(), ev.cancelled('partner'), ev.refunded(TOTAL, TOTAL)]);
     replayed([ev.placed(), ev.accepted(), ev.rider(), ev.cancelled('partner'), ev.refunded(1, 1)]);
-    replayed([ev.placed(), ev.accepted(), ev.started(), ev.rider(), ev.cancelled('partner'), ev.cancelled('restaurant', 7, 'closed')]);
-    replayed([ev.placed(), ev.accepted(), ev.started(), ev.packed(), ev.pickedUp(), ev.rider(), ev.pickedUp(), ev.cancelled('support', 8, 'lost')]);
+    replayed([
+      ev.placed(),
+      ev.accepted(),
+      ev.started(),
+      ev.rider(),
+      ev.cancelled('partner'),
+      ev.cancelled('restaurant', 7, 'closed'),
+    ]);
+    replayed([
+      ev.placed(),
+      ev.accepted(),
+      ev.started(),
+      ev.packed(),
+      ev.pickedUp(),
+      ev.rider(),
+      ev.pickedUp(),
+      ev.cancelled('support', 8, 'lost'),
+    ]);
     replayed([ev.placed(), ev.accepted(), ev.started(), ev.packed(), ev.cancelled('restaurant', 6, 'closed')]);
     replayed([ev.placed(PICKUP), ev.accepted(), ev.started(), ev.packed(), ev.collected(), ev.refunded(TOTAL, TOTAL)]);
     replayed([ev.placed({ payment_method: 'card' }), ev.paid(), ev.cancelled('partner'), ev.refunded(500, 500)]);
@@ -91,13 +135,28 @@ describe('transitionTable refuses a machine it could not step exactly as xstate 
   const plain = { on: { go: { target: 'b' } } };
   const cases: Array<[string, AnyStateMachine]> = [
     ['an entry action', createMachine({ initial: 'a', states: { a: plain, b: { entry: assign({}) } } })],
-    ['an eventless transition', createMachine({ initial: 'a', states: { a: { ...plain, always: { target: 'b' } }, b: {} } })],
-    ['a delayed transition', createMachine({ initial: 'a', states: { a: { ...plain, after: { 10: { target: 'b' } } }, b: {} } })],
+    [
+      'an eventless transition',
+      createMachine({ initial: 'a', states: { a: { ...plain, always: { target: 'b' } }, b: {} } }),
+    ],
+    [
+      'a delayed transition',
+      createMachine({ initial: 'a', states: { a: { ...plain, after: { 10: { target: 'b' } } }, b: {} } }),
+    ],
     ['a nested state', createMachine({ initial: 'a', states: { a: plain, b: { initial: 'c', states: { c: {} } } } })],
     ['a transition on the root', createMachine({ initial: 'a', on: { stop: '.b' }, states: { a: plain, b: {} } })],
     ['a wildcard event', createMachine({ initial: 'a', states: { a: { on: { '*': { target: 'b' } } }, b: {} } })],
-    ['an inline guard', createMachine({ initial: 'a', states: { a: { on: { go: { target: 'b', guard: () => true } } }, b: {} } })],
-    ['an action that is not a context update', setup({ actions: { log: () => undefined } }).createMachine({ initial: 'a', states: { a: { on: { go: { target: 'b', actions: 'log' } } }, b: {} } })],
+    [
+      'an inline guard',
+      createMachine({ initial: 'a', states: { a: { on: { go: { target: 'b', guard: () => true } } }, b: {} } }),
+    ],
+    [
+      'an action that is not a context update',
+      setup({ actions: { log: () => undefined } }).createMachine({
+        initial: 'a',
+        states: { a: { on: { go: { target: 'b', actions: 'log' } } }, b: {} },
+      }),
+    ],
     ['a transition that does nothing', createMachine({ initial: 'a', states: { a: { on: { go: {} } } } })],
   ];
   it.each(cases)('%s', (_what, machine) => {
@@ -106,10 +165,17 @@ describe('transitionTable refuses a machine it could not step exactly as xstate 
 
   it('accepts the order machine, and a plain machine with named guards and updates', () => {
     const step = transitionTable<'a' | 'b', { n: number }, { type: 'go' }>(
-      setup({ types: {} as { context: { n: number }; events: { type: 'go' } }, guards: { small: ({ context }) => context.n < 2 }, actions: { bump: assign(({ context }) => ({ n: context.n + 1 })) } }).createMachine({
+      setup({
+        types: {} as { context: { n: number }; events: { type: 'go' } },
+        guards: { small: ({ context }) => context.n < 2 },
+        actions: { bump: assign(({ context }) => ({ n: context.n + 1 })) },
+      }).createMachine({
         initial: 'a',
         context: { n: 0 },
-        states: { a: { on: { go: [{ target: 'b', guard: 'small', actions: 'bump' }] } }, b: { on: { go: { target: 'a' } } } },
+        states: {
+          a: { on: { go: [{ target: 'b', guard: 'small', actions: 'bump' }] } },
+          b: { on: { go: { target: 'a' } } },
+        },
       }),
       { small: ({ context }) => context.n < 2 },
       { bump: ({ context }) => ({ n: context.n + 1 }) },

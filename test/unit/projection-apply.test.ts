@@ -23,7 +23,12 @@ const event = (streamId: string, revision: number, type = 'Happened', customer =
 
 describe('applyEvent', () => {
   it('when the first event of a document arrives, then it is created with seq 1 and the stream revision it absorbed', () => {
-    expect(applyEvent(log, null, event('a-1', 0))).toEqual({ id: 'c1', seq: 1, versions: { 'a-1': 0 }, doc: { seen: ['a-1@0'] } });
+    expect(applyEvent(log, null, event('a-1', 0))).toEqual({
+      id: 'c1',
+      seq: 1,
+      versions: { 'a-1': 0 },
+      doc: { seen: ['a-1@0'] },
+    });
   });
 
   it('when the same event is applied twice, then the second time there is nothing to write', () => {

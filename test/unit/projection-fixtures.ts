@@ -16,7 +16,13 @@ export function recorded(events: readonly OrderEvent[], orderId = 'sbx_ord_1', f
 }
 
 /** A rider position event (`rider-<orderId>` stream). */
-export function position(revision: number, at: string, lat = 29.33, lng = 48.07, orderId = 'sbx_ord_1'): ProjectedEvent {
+export function position(
+  revision: number,
+  at: string,
+  lat = 29.33,
+  lng = 48.07,
+  orderId = 'sbx_ord_1',
+): ProjectedEvent {
   return {
     id: `pos-${orderId}-${revision}-${at}`,
     streamId: `rider-${orderId}`,
@@ -29,7 +35,11 @@ export function position(revision: number, at: string, lat = 29.33, lng = 48.07,
 }
 
 /** Applies events one after the other as a runner would; an event that changes nothing keeps the document. */
-export function project<D>(projection: Projection<D>, events: readonly ProjectedEvent[], start: StoredDocument<D> | null = null): StoredDocument<D> | null {
+export function project<D>(
+  projection: Projection<D>,
+  events: readonly ProjectedEvent[],
+  start: StoredDocument<D> | null = null,
+): StoredDocument<D> | null {
   return events.reduce<StoredDocument<D> | null>((doc, e) => applyEvent(projection, doc, e) ?? doc, start);
 }
 

@@ -16,45 +16,72 @@ const HISTORIES: Record<string, OrderEvent[]> = {
   ...Object.fromEntries(Object.entries(history.cashPickup).map(([k, v]) => [`cash pickup ${k}`, v])),
   ...Object.fromEntries(Object.entries(history.card).map(([k, v]) => [`card ${k}`, v])),
   'card failed then paid, delivered, refunded in two parts': [
-    ev.placed(card), ev.failed(1), ev.paid(2), ev.accepted(3), ev.started(4), ev.rider(5), ev.packed(6), ev.pickedUp(7), ev.delivered(8),
-    ev.refunded(500, 500, 9), ev.refunded(TOTAL - 500, TOTAL, 10),
+    ev.placed(card),
+    ev.failed(1),
+    ev.paid(2),
+    ev.accepted(3),
+    ev.started(4),
+    ev.rider(5),
+    ev.packed(6),
+    ev.pickedUp(7),
+    ev.delivered(8),
+    ev.refunded(500, 500, 9),
+    ev.refunded(TOTAL - 500, TOTAL, 10),
   ],
-  'cancelled by the partner while placed': [ev.placed({ reference: null }), ev.cancelled('partner', 1, 'customer changed mind')],
-  'cancelled by the restaurant while preparing': [ev.placed(), ev.accepted(), ev.started(), ev.cancelled('restaurant', 3, 'out of stock')],
+  'cancelled by the partner while placed': [
+    ev.placed({ reference: null }),
+    ev.cancelled('partner', 1, 'customer changed mind'),
+  ],
+  'cancelled by the restaurant while preparing': [
+    ev.placed(),
+    ev.accepted(),
+    ev.started(),
+    ev.cancelled('restaurant', 3, 'out of stock'),
+  ],
   'paid card pickup cancelled by support, then refunded': [
-    ev.placed({ ...card, ...PICKUP }), ev.paid(1), ev.accepted(2), ev.cancelled('support', 3), ev.refunded(TOTAL, TOTAL, 4),
+    ev.placed({ ...card, ...PICKUP }),
+    ev.paid(1),
+    ev.accepted(2),
+    ev.cancelled('support', 3),
+    ev.refunded(TOTAL, TOTAL, 4),
   ],
 };
 
 describe('orders-list projection', () => {
-  it.each(Object.entries(HISTORIES))('when the whole history "%s" is projected, then the document is the domain fold', (_name, events) => {
-    const stored = project(ordersList, recorded(events))!;
-    const order = rehydrate(events).order!;
-    expect(stored.doc.order).toEqual(order);
-    expect(stored.doc).toEqual({
-      id: order.order_id,
-      timeline: expect.any(Array),
-      partner_id: order.partner_id,
-      environment: order.environment,
-      reference: order.reference,
-      status: order.status,
-      created_at: order.created_at,
-      updated_at: order.updated_at,
-      order,
-    });
-    expect(stored.id).toBe(order.order_id);
-    expect(stored.seq).toBe(events.length);
-    expect(stored.versions).toEqual({ [`order-${order.order_id}`]: events.length - 1 });
-  });
+  it.each(Object.entries(HISTORIES))(
+    'when the whole history "%s" is projected, then the document is the domain fold',
+    (_name, events) => {
+      const stored = project(ordersList, recorded(events))!;
+      const order = rehydrate(events).order!;
+      expect(stored.doc.order).toEqual(order);
+      expect(stored.doc).toEqual({
+        id: order.order_id,
+        timeline: expect.any(Array),
+        partner_id: order.partner_id,
+        environment: order.environment,
+        reference: order.reference,
+        status: order.status,
+        created_at: order.created_at,
+        updated_at: order.updated_at,
+        order,
+      });
+      expect(stored.id).toBe(order.order_id);
+      expect(stored.seq).toBe(events.length);
+      expect(stored.versions).toEqual({ [`order-${order.order_id}`]: events.length - 1 });
+    },
+  );
 
-  it.each(Object.entries(HISTORIES))('when every event of "%s" is applied twice, then the second time changes nothing', (_name, events) => {
-    let doc: StoredDocument<OrderListEntry> | null = null;
-    for (const e of recorded(events)) {
-      doc = frozen(applyEvent(ordersList, doc, e)!);
-      expect(applyEvent(ordersList, doc, e)).toBeNull();
-    }
-    expect(doc!.doc.order).toEqual(rehydrate(events).order);
-  });
+  it.each(Object.entries(HISTORIES))(
+    'when every event of "%s" is applied twice, then the second time changes nothing',
+    (_name, events) => {
+      let doc: StoredDocument<OrderListEntry> | null = null;
+      for (const e of recorded(events)) {
+        doc = frozen(applyEvent(ordersList, doc, e)!);
+        expect(applyEvent(ordersList, doc, e)).toBeNull();
+      }
+      expect(doc!.doc.order).toEqual(rehydrate(events).order);
+    },
+  );
 
   it('when the whole log is replayed onto the finished document (a restart before the checkpoint), then nothing is written', () => {
     const events = recorded(HISTORIES['card failed then paid, delivered, refunded in two parts']!);

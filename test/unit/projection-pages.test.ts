@@ -9,7 +9,11 @@ import { frozen, position, project, recorded } from './projection-fixtures.js';
 
 /** One order's log with rider positions interleaved by position, some before placement is seen. */
 function log(): ProjectedEvent[] {
-  const order = recorded([...history.cashDelivery.delivered, ev.refunded(500, 500, 8), ev.refunded(TOTAL - 500, TOTAL, 9)]);
+  const order = recorded([
+    ...history.cashDelivery.delivered,
+    ev.refunded(500, 500, 8),
+    ev.refunded(TOTAL - 500, TOTAL, 9),
+  ]);
   const riders = [position(1, at(3)), position(2, at(5), 29.4), position(3, at(4), 29.5), position(4, at(7), 29.6)];
   const merged = [position(0, at(0))]; // for an order not yet seen: ignored
   order.forEach((e, i) => {
@@ -37,16 +41,19 @@ describe('read models applied a page at a time (catch-up)', () => {
   it.each([
     ['orders list', ordersList],
     ['rider positions', riderPositions],
-  ] as const)('when the %s log is split into pages of any sizes, then the document, seq and versions are exactly the one-by-one result', (_name, projection) => {
-    const events = log();
-    const oneByOne = project(projection as Projection<unknown>, events);
-    fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 8 }), { maxLength: 20 }), (sizes) => {
-        expect(inPages(projection as Projection<unknown>, events, sizes)).toEqual(oneByOne);
-      }),
-      { numRuns: 300 },
-    );
-  });
+  ] as const)(
+    'when the %s log is split into pages of any sizes, then the document, seq and versions are exactly the one-by-one result',
+    (_name, projection) => {
+      const events = log();
+      const oneByOne = project(projection as Projection<unknown>, events);
+      fc.assert(
+        fc.property(fc.array(fc.integer({ min: 1, max: 8 }), { maxLength: 20 }), (sizes) => {
+          expect(inPages(projection as Projection<unknown>, events, sizes)).toEqual(oneByOne);
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
 
   it('when a page is applied again (a restart before the checkpoint), then nothing is written', () => {
     const events = log();

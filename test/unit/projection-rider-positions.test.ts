@@ -18,7 +18,11 @@ describe('rider-positions projection', () => {
   it('when a position taken earlier is recorded later, then the location keeps the later one and nothing is written', () => {
     const doc = frozen(project(riderPositions, [position(0, at(11), 29.2, 48.2)])!);
     expect(applyEvent(riderPositions, doc, position(1, at(10), 29.1, 48.1))).toBeNull();
-    expect(project(riderPositions, [position(1, at(10), 29.1, 48.1)], doc)!.doc.location).toEqual({ lat: 29.2, lng: 48.2, updated_at: at(11) });
+    expect(project(riderPositions, [position(1, at(10), 29.1, 48.1)], doc)!.doc.location).toEqual({
+      lat: 29.2,
+      lng: 48.2,
+      updated_at: at(11),
+    });
   });
 
   it('when a position is replayed or an older revision of the rider stream arrives, then nothing is written', () => {
@@ -28,7 +32,9 @@ describe('rider-positions projection', () => {
   });
 
   it('when only the newest positions are left (bounded rider stream), then the location is the same as from all of them', () => {
-    const all = Array.from({ length: 60 }, (_, i) => position(i, `2026-10-12T11:${String(i).padStart(2, '0')}:00.000Z`, 29 + i / 100));
+    const all = Array.from({ length: 60 }, (_, i) =>
+      position(i, `2026-10-12T11:${String(i).padStart(2, '0')}:00.000Z`, 29 + i / 100),
+    );
     const full = project(riderPositions, all)!;
     const trimmed = project(riderPositions, all.slice(10))!;
     expect(trimmed.doc).toEqual(full.doc);
@@ -36,7 +42,7 @@ describe('rider-positions projection', () => {
     expect(full.seq - trimmed.seq).toBe(10);
   });
 
-  it('when order events arrive, then they are not the rider projection\'s, and positions are not the order\'s', () => {
+  it("when order events arrive, then they are not the rider projection's, and positions are not the order's", () => {
     const order: ProjectedEvent[] = recorded(history.cashDelivery.readyWithRider);
     expect(order.every((e) => applyEvent(riderPositions, null, e) === null)).toBe(true);
     const placed = project(ordersList, order)!;

@@ -9,7 +9,11 @@ import { frozen, project, recorded } from './projection-fixtures.js';
 // GET /v1/orders/{id}/tracking reads two documents: the order's in orders-list (status, rider,
 // timeline) and its rider's newest position in rider-positions (projection-rider-positions.test.ts).
 const timeline = (events: OrderEvent[]) => project(ordersList, recorded(events))!.doc.timeline;
-const deliveredWithRefunds = [...history.cashDelivery.delivered, ev.refunded(500, 500, 8), ev.refunded(TOTAL - 500, TOTAL, 9)];
+const deliveredWithRefunds = [
+  ...history.cashDelivery.delivered,
+  ev.refunded(500, 500, 8),
+  ev.refunded(TOTAL - 500, TOTAL, 9),
+];
 
 describe('orders-list projection: the status timeline in the order document', () => {
   it('when a delivery order goes all the way, then each status it entered is listed once, in order, at the time it was entered', () => {
@@ -25,7 +29,13 @@ describe('orders-list projection: the status timeline in the order document', ()
   });
 
   it('when a pickup order is collected, then the timeline ends with completed', () => {
-    expect(timeline(history.cashPickup.completed).map((e) => e.status)).toEqual(['placed', 'confirmed', 'preparing', 'ready', 'completed']);
+    expect(timeline(history.cashPickup.completed).map((e) => e.status)).toEqual([
+      'placed',
+      'confirmed',
+      'preparing',
+      'ready',
+      'completed',
+    ]);
   });
 
   it('when a card payment fails and then succeeds, then payments add no entries', () => {
@@ -57,8 +67,18 @@ describe('orders-list projection: the status timeline in the order document', ()
       expect(applyEvent(ordersList, twice, e)).toBeNull();
     }
     expect(twice!.doc.timeline).toEqual(whole);
-    const inRuns = ordersList.evolveAll!(ordersList.evolveAll!(null, events.slice(0, 4))!.doc, events.slice(4))!.doc.timeline;
+    const inRuns = ordersList.evolveAll!(ordersList.evolveAll!(null, events.slice(0, 4))!.doc, events.slice(4))!.doc
+      .timeline;
     expect(inRuns).toEqual(whole);
-    expect(whole.map((t) => t.status)).toEqual(['placed', 'confirmed', 'preparing', 'ready', 'out_for_delivery', 'delivered', 'partially_refunded', 'refunded']);
+    expect(whole.map((t) => t.status)).toEqual([
+      'placed',
+      'confirmed',
+      'preparing',
+      'ready',
+      'out_for_delivery',
+      'delivered',
+      'partially_refunded',
+      'refunded',
+    ]);
   });
 });

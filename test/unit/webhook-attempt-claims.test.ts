@@ -52,7 +52,10 @@ afterEach(async () => {
 });
 
 function deps(sender: string): AttemptDeps {
-  const endpoints = { get: async () => ({ url, events: null }), signingSecrets: () => ['whsec_test'] } as unknown as WebhookEndpoints;
+  const endpoints = {
+    get: async () => ({ url, events: null }),
+    signingSecrets: () => ['whsec_test'],
+  } as unknown as WebhookEndpoints;
   return { log, endpoints, clock, urls: { allowPrivate: true }, sender };
 }
 
@@ -83,21 +86,41 @@ const noCause = { causationId: null, correlationId: null, requestId: null };
 /** A claim as a replica appends it just before sending; the replica is then killed. */
 async function claimAs(id: string, sender: string): Promise<void> {
   const loaded = (await log.load(id))!;
-  const data = { delivery_id: id, attempt: loaded.state.attempt_count + 1, trigger: 'schedule' as const, at: clock.now().toISOString(), sender };
-  expect(await log.record(loaded.state, [{ type: 'WebhookAttemptStarted', data }], loaded.revision, noCause)).toBe(true);
+  const data = {
+    delivery_id: id,
+    attempt: loaded.state.attempt_count + 1,
+    trigger: 'schedule' as const,
+    at: clock.now().toISOString(),
+    sender,
+  };
+  expect(await log.record(loaded.state, [{ type: 'WebhookAttemptStarted', data }], loaded.revision, noCause)).toBe(
+    true,
+  );
 }
 
 /** What a sender records when it finds such a claim (without then sending). */
 async function abandonOnly(loaded: LoadedDelivery): Promise<void> {
   const claim = loaded.state.sending!;
-  const data = { delivery_id: loaded.state.id, attempt: claim.attempt, trigger: claim.trigger, claimed_at: claim.at, sender: claim.sender, at: clock.now().toISOString() };
-  expect(await log.record(loaded.state, [{ type: 'WebhookAttemptAbandoned', data }], loaded.revision, noCause)).toBe(true);
+  const data = {
+    delivery_id: loaded.state.id,
+    attempt: claim.attempt,
+    trigger: claim.trigger,
+    claimed_at: claim.at,
+    sender: claim.sender,
+    at: clock.now().toISOString(),
+  };
+  expect(await log.record(loaded.state, [{ type: 'WebhookAttemptAbandoned', data }], loaded.revision, noCause)).toBe(
+    true,
+  );
 }
 
 describe('webhook attempts claimed before they are sent', () => {
   it('when two replicas attempt the same due delivery at once, then it is sent once and recorded once', async () => {
     const id = await scheduleOne();
-    const [a, b] = await Promise.all([attemptDelivery(deps('replica-a'), id, 'schedule'), attemptDelivery(deps('replica-b'), id, 'schedule')]);
+    const [a, b] = await Promise.all([
+      attemptDelivery(deps('replica-a'), id, 'schedule'),
+      attemptDelivery(deps('replica-b'), id, 'schedule'),
+    ]);
     expect(received).toEqual(['evt_1']);
     expect(await types(id)).toEqual(['WebhookDeliveryScheduled', 'WebhookAttemptStarted', 'WebhookAttemptSucceeded']);
     // The loser saw the claim (or the outcome): nothing due for it.
@@ -130,9 +153,21 @@ describe('webhook attempts claimed before they are sent', () => {
     clock.advance(1);
     const after = (await attemptDelivery(deps('replica-b'), id, 'schedule'))!;
     expect(received).toEqual(['evt_1']);
-    expect(after).toMatchObject({ status: 'succeeded', attempt_count: 1, scheduled_attempts: 1, sending: null, abandoned_claims: 0 });
+    expect(after).toMatchObject({
+      status: 'succeeded',
+      attempt_count: 1,
+      scheduled_attempts: 1,
+      sending: null,
+      abandoned_claims: 0,
+    });
     expect(after.attempts).toHaveLength(1); // the partner's log shows the attempt that was made
-    expect(await types(id)).toEqual(['WebhookDeliveryScheduled', 'WebhookAttemptStarted', 'WebhookAttemptAbandoned', 'WebhookAttemptStarted', 'WebhookAttemptSucceeded']);
+    expect(await types(id)).toEqual([
+      'WebhookDeliveryScheduled',
+      'WebhookAttemptStarted',
+      'WebhookAttemptAbandoned',
+      'WebhookAttemptStarted',
+      'WebhookAttemptSucceeded',
+    ]);
   });
 
   it('when the claiming replica is a process known to be gone, then its claim is abandoned at once', async () => {
@@ -155,8 +190,17 @@ describe('webhook attempts claimed before they are sent', () => {
     await claimAs(id, 'crashed-3');
     const state = (await attemptDelivery(gone, id, 'schedule'))!;
     expect(received).toEqual([]);
-    expect(state).toMatchObject({ status: 'retrying', attempt_count: 1, scheduled_attempts: 1, sending: null, abandoned_claims: 0 });
-    expect(state.attempts[0]).toMatchObject({ status: null, error: expect.stringMatching(/^no outcome was recorded 3 times in a row/) });
+    expect(state).toMatchObject({
+      status: 'retrying',
+      attempt_count: 1,
+      scheduled_attempts: 1,
+      sending: null,
+      abandoned_claims: 0,
+    });
+    expect(state.attempts[0]).toMatchObject({
+      status: null,
+      error: expect.stringMatching(/^no outcome was recorded 3 times in a row/),
+    });
     expect(Date.parse(state.next_attempt_at!) - clock.now().getTime()).toBe(60_000);
   });
 
@@ -166,7 +210,10 @@ describe('webhook attempts claimed before they are sent', () => {
     answer = () => new Promise<void>((r) => (release = r));
     const first = attemptDelivery(deps('replica-a'), id, 'schedule');
     await waitFor(() => received.length === 1);
-    await expect(attemptDelivery(deps('replica-b'), id, 'redelivery', 'req_1')).rejects.toMatchObject({ code: 'delivery_in_progress', status: 409 });
+    await expect(attemptDelivery(deps('replica-b'), id, 'redelivery', 'req_1')).rejects.toMatchObject({
+      code: 'delivery_in_progress',
+      status: 409,
+    });
     expect(await types(id)).toEqual(['WebhookDeliveryScheduled', 'WebhookAttemptStarted']);
     release();
     answer = async () => undefined;
@@ -197,7 +244,10 @@ describe('redeliveries and the per-endpoint limit', () => {
       return new Promise<void>((r) => releases.push(() => (inFlight--, r())));
     };
     const attemptDeps = deps('replica-a');
-    const scheduler = new DeliveryScheduler({ attempt: (id, trigger) => attemptDelivery(attemptDeps, id, trigger), clock }, { perEndpoint: 1 });
+    const scheduler = new DeliveryScheduler(
+      { attempt: (id, trigger) => attemptDelivery(attemptDeps, id, trigger), clock },
+      { perEndpoint: 1 },
+    );
     scheduler.track((await log.load(ids[0]!))!.state);
     const scheduled = scheduler.runDue();
     await waitFor(() => received.length === 1);

@@ -13,15 +13,36 @@ const envelope = testEnvelope({ sourceId: 's', partnerId: 'ptr_1', environment: 
 const scheduled: DeliveryEvent = {
   type: 'WebhookDeliveryScheduled',
   data: {
-    delivery_id: ID, partner_id: 'ptr_1', environment: 'sandbox', event_id: envelope.id, event_type: 'webhook.test',
-    order_id: null, order_revision: null, type_index: 0, url: 'https://a.example.com/', event: envelope, at: T0, next_attempt_at: T0,
+    delivery_id: ID,
+    partner_id: 'ptr_1',
+    environment: 'sandbox',
+    event_id: envelope.id,
+    event_type: 'webhook.test',
+    order_id: null,
+    order_revision: null,
+    type_index: 0,
+    url: 'https://a.example.com/',
+    event: envelope,
+    at: T0,
+    next_attempt_at: T0,
   },
 };
 const attempt = (over: Partial<AttemptData>): AttemptData => ({
-  delivery_id: ID, attempt: 1, trigger: 'schedule', url: 'https://b.example.com/', at: T0, status: 500, duration_ms: 12,
-  error: 'receiver answered HTTP 500', next_attempt_at: '2026-11-21T12:01:00.000Z', ...over,
+  delivery_id: ID,
+  attempt: 1,
+  trigger: 'schedule',
+  url: 'https://b.example.com/',
+  at: T0,
+  status: 500,
+  duration_ms: 12,
+  error: 'receiver answered HTTP 500',
+  next_attempt_at: '2026-11-21T12:01:00.000Z',
+  ...over,
 });
-const failed = (over: Partial<AttemptData> = {}): DeliveryEvent => ({ type: 'WebhookAttemptFailed', data: attempt(over) });
+const failed = (over: Partial<AttemptData> = {}): DeliveryEvent => ({
+  type: 'WebhookAttemptFailed',
+  data: attempt(over),
+});
 const succeeded = (over: Partial<AttemptData> = {}): DeliveryEvent => ({
   type: 'WebhookAttemptSucceeded',
   data: attempt({ status: 200, error: null, next_attempt_at: null, ...over }),
@@ -30,28 +51,66 @@ const succeeded = (over: Partial<AttemptData> = {}): DeliveryEvent => ({
 describe('the delivery fold', () => {
   it('when scheduled, then pending and due at once', () => {
     const s = foldDelivery([scheduled])!;
-    expect(s).toMatchObject({ status: 'pending', attempt_count: 0, next_attempt_at: T0, created_at: T0, url: 'https://a.example.com/' });
+    expect(s).toMatchObject({
+      status: 'pending',
+      attempt_count: 0,
+      next_attempt_at: T0,
+      created_at: T0,
+      url: 'https://a.example.com/',
+    });
     expect(dueAt(s)).toBe(T0);
   });
 
   it('when an attempt fails with a next time, then retrying until then; the URL is where it went', () => {
     const s = foldDelivery([scheduled, failed()])!;
-    expect(s).toMatchObject({ status: 'retrying', attempt_count: 1, scheduled_attempts: 1, next_attempt_at: '2026-11-21T12:01:00.000Z', url: 'https://b.example.com/' });
-    expect(s.attempts).toEqual([{ at: T0, trigger: 'schedule', url: 'https://b.example.com/', status: 500, duration_ms: 12, error: 'receiver answered HTTP 500' }]);
+    expect(s).toMatchObject({
+      status: 'retrying',
+      attempt_count: 1,
+      scheduled_attempts: 1,
+      next_attempt_at: '2026-11-21T12:01:00.000Z',
+      url: 'https://b.example.com/',
+    });
+    expect(s.attempts).toEqual([
+      {
+        at: T0,
+        trigger: 'schedule',
+        url: 'https://b.example.com/',
+        status: 500,
+        duration_ms: 12,
+        error: 'receiver answered HTTP 500',
+      },
+    ]);
   });
 
   it('when the last attempt fails, then failed and due never', () => {
-    const s = foldDelivery([scheduled, failed({ next_attempt_at: null }), { type: 'WebhookDeliveryFailed', data: { delivery_id: ID, at: T0, attempts: 7 } }])!;
+    const s = foldDelivery([
+      scheduled,
+      failed({ next_attempt_at: null }),
+      { type: 'WebhookDeliveryFailed', data: { delivery_id: ID, at: T0, attempts: 7 } },
+    ])!;
     expect(s).toMatchObject({ status: 'failed', next_attempt_at: null });
     expect(dueAt(s)).toBeNull();
   });
 
   it('when a redelivery fails, then the status and schedule stay; when one succeeds, then succeeded', () => {
     const retrying = [scheduled, failed()];
-    const request: DeliveryEvent = { type: 'WebhookRedeliveryRequested', data: { delivery_id: ID, at: T0, request_id: 'req_1' } };
+    const request: DeliveryEvent = {
+      type: 'WebhookRedeliveryRequested',
+      data: { delivery_id: ID, at: T0, request_id: 'req_1' },
+    };
     const afterFailed = foldDelivery([...retrying, request, failed({ trigger: 'redelivery', next_attempt_at: null })])!;
-    expect(afterFailed).toMatchObject({ status: 'retrying', attempt_count: 2, scheduled_attempts: 1, next_attempt_at: '2026-11-21T12:01:00.000Z', redelivery_requested_at: T0 });
-    expect(foldDelivery([...retrying, request, succeeded({ trigger: 'redelivery' })])).toMatchObject({ status: 'succeeded', next_attempt_at: null, attempt_count: 2 });
+    expect(afterFailed).toMatchObject({
+      status: 'retrying',
+      attempt_count: 2,
+      scheduled_attempts: 1,
+      next_attempt_at: '2026-11-21T12:01:00.000Z',
+      redelivery_requested_at: T0,
+    });
+    expect(foldDelivery([...retrying, request, succeeded({ trigger: 'redelivery' })])).toMatchObject({
+      status: 'succeeded',
+      next_attempt_at: null,
+      attempt_count: 2,
+    });
   });
 
   it('when events come before the delivery was scheduled, then there is nothing to show', () => {
@@ -60,9 +119,15 @@ describe('the delivery fold', () => {
 });
 
 describe('the webhook-deliveries projection', () => {
-  const recorded = [scheduled, failed(), succeeded({ attempt: 2 })].map(
-    (e, revision): ProjectedEvent => ({ id: `e${revision}`, streamId: deliveryStream(ID), type: e.type, revision, position: BigInt(revision + 1), data: e.data as never, metadata: {} }),
-  );
+  const recorded = [scheduled, failed(), succeeded({ attempt: 2 })].map((e, revision): ProjectedEvent => ({
+    id: `e${revision}`,
+    streamId: deliveryStream(ID),
+    type: e.type,
+    revision,
+    position: BigInt(revision + 1),
+    data: e.data as never,
+    metadata: {},
+  }));
   const project = (events: ProjectedEvent[]) =>
     events.reduce<StoredDocument<DeliveryState> | null>((doc, e) => applyEvent(webhookDeliveries, doc, e) ?? doc, null);
 
@@ -74,7 +139,7 @@ describe('the webhook-deliveries projection', () => {
     expect(once?.id).toBe(ID);
   });
 
-  it('when an event of another stream arrives, then it is not this projection\'s', () => {
+  it("when an event of another stream arrives, then it is not this projection's", () => {
     expect(webhookDeliveries.documentId({ ...recorded[0]!, streamId: 'order-1' })).toBeNull();
   });
 });

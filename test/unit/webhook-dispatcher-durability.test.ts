@@ -39,7 +39,17 @@ describe('webhook dispatcher: what it waits for', () => {
   it("when an order event is dispatched, then its delivery is recorded with durability 'ordered'; a webhook test from the API waits for the disk", async () => {
     const { events, asked } = recording(store);
     const placed = placedData();
-    await store.append(`order-${placed.order_id}`, [{ type: 'OrderPlaced', data: { ...placed }, metadata: { partner_id: placed.partner_id, environment: placed.environment } }], { expectedRevision: 'no_stream' });
+    await store.append(
+      `order-${placed.order_id}`,
+      [
+        {
+          type: 'OrderPlaced',
+          data: { ...placed },
+          metadata: { partner_id: placed.partner_id, environment: placed.environment },
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
     const [event] = await store.readStream(`order-${placed.order_id}`);
     const endpoint = { url: 'https://partner.example/hooks', events: null };
     const tracked: string[] = [];
@@ -54,7 +64,15 @@ describe('webhook dispatcher: what it waits for', () => {
     expect(asked).toEqual(['ordered']);
     expect(tracked).toHaveLength(1);
     await dispatcher.schedule(
-      { partnerId: placed.partner_id, environment: placed.environment, url: endpoint.url, envelope: { id: 'evt_test', type: 'webhook.test' } as never, orderId: null, orderRevision: null, typeIndex: 0 },
+      {
+        partnerId: placed.partner_id,
+        environment: placed.environment,
+        url: endpoint.url,
+        envelope: { id: 'evt_test', type: 'webhook.test' } as never,
+        orderId: null,
+        orderRevision: null,
+        typeIndex: 0,
+      },
       { causationId: null, correlationId: null, requestId: 'req_1' },
     );
     expect(asked).toEqual(['ordered', 'durable']);

@@ -15,7 +15,9 @@ const DOC = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'ut
 
 /** The fenced block of `lang` whose first line is `firstLine`. */
 function codeBlock(lang: string, firstLine: string): string {
-  const match = new RegExp('```' + lang + '\\n(' + firstLine.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '\\n[\\s\\S]*?)```').exec(DOC);
+  const match = new RegExp(
+    '```' + lang + '\\n(' + firstLine.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '\\n[\\s\\S]*?)```',
+  ).exec(DOC);
   if (!match?.[1]) throw new Error(`docs/webhooks.md has no ${lang} block starting with ${firstLine}`);
   return match[1];
 }
@@ -23,7 +25,9 @@ function codeBlock(lang: string, firstLine: string): string {
 const SECRET = 'whsec_docs_new_secret';
 const OLD = 'whsec_docs_old_secret';
 const T = 1_760_260_502;
-const BODY = Buffer.from('{"id":"evt_1","object":"event","type":"order.created","data":{"order":{"reference":"caf\u00e9"}}}');
+const BODY = Buffer.from(
+  '{"id":"evt_1","object":"event","type":"order.created","data":{"order":{"reference":"caf\u00e9"}}}',
+);
 const signed = signatureHeader([SECRET], T, BODY);
 const rotated = signatureHeader([SECRET, OLD], T, BODY);
 
@@ -34,9 +38,23 @@ const CASES: Case[] = [
   { name: 'valid, clock 300 s behind', body: BODY, header: signed, secret: SECRET, now: T - 300, expected: true },
   { name: 'stale: 301 s old', body: BODY, header: signed, secret: SECRET, now: T + 301, expected: false },
   { name: 'future: 301 s ahead', body: BODY, header: signed, secret: SECRET, now: T - 301, expected: false },
-  { name: 'tampered body', body: Buffer.concat([BODY, Buffer.from(' ')]), header: signed, secret: SECRET, now: T, expected: false },
+  {
+    name: 'tampered body',
+    body: Buffer.concat([BODY, Buffer.from(' ')]),
+    header: signed,
+    secret: SECRET,
+    now: T,
+    expected: false,
+  },
   { name: 'wrong secret', body: BODY, header: signed, secret: 'whsec_other', now: T, expected: false },
-  { name: 'moved timestamp', body: BODY, header: signed.replace(`t=${T}`, `t=${T + 1}`), secret: SECRET, now: T, expected: false },
+  {
+    name: 'moved timestamp',
+    body: BODY,
+    header: signed.replace(`t=${T}`, `t=${T + 1}`),
+    secret: SECRET,
+    now: T,
+    expected: false,
+  },
   { name: 'rotation, new secret', body: BODY, header: rotated, secret: SECRET, now: T, expected: true },
   { name: 'rotation, old secret', body: BODY, header: rotated, secret: OLD, now: T, expected: true },
   { name: 'rotation, unrelated secret', body: BODY, header: rotated, secret: 'whsec_third', now: T, expected: false },
@@ -107,7 +125,14 @@ describe.skipIf(pythonMissing)('docs/webhooks.md: Python verification code', () 
 
   it('when no time is passed, then the current clock is used', () => {
     const now = Math.floor(Date.now() / 1000);
-    const fresh = { name: 'fresh', body: BODY, header: signatureHeader([SECRET], now, BODY), secret: SECRET, now: null, expected: true };
+    const fresh = {
+      name: 'fresh',
+      body: BODY,
+      header: signatureHeader([SECRET], now, BODY),
+      secret: SECRET,
+      now: null,
+      expected: true,
+    };
     const old = { ...fresh, name: 'old', header: signatureHeader([SECRET], now - 3600, BODY), expected: false };
     expect(runPython([fresh, old])).toEqual([true, false]);
   });
@@ -116,13 +141,18 @@ describe.skipIf(pythonMissing)('docs/webhooks.md: Python verification code', () 
 describe('docs/webhooks.md stays in step with the code', () => {
   it('when read, then it names every event type and header', () => {
     for (const type of EVENT_TYPES) expect(DOC).toContain(`\`${type}\``);
-    for (const header of [...Object.values(WEBHOOK_HEADER_NAMES), 'Content-Type']) expect(DOC).toContain(`\`${header}\``);
+    for (const header of [...Object.values(WEBHOOK_HEADER_NAMES), 'Content-Type'])
+      expect(DOC).toContain(`\`${header}\``);
   });
 
   it('when read, then the retry table has one row per attempt with the schedule of retry-schedule.ts', () => {
     const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
     const words = (ms: number) =>
-      ms === 0 ? 'none (sent at once)' : ms % 3_600_000 === 0 ? plural(ms / 3_600_000, 'hour') : plural(ms / 60_000, 'minute');
+      ms === 0
+        ? 'none (sent at once)'
+        : ms % 3_600_000 === 0
+          ? plural(ms / 3_600_000, 'hour')
+          : plural(ms / 60_000, 'minute');
     RETRY_DELAYS_MS.forEach((ms, i) => expect(DOC).toContain(`| ${i + 1} | ${words(ms)} |`));
   });
 });

@@ -22,20 +22,49 @@ describe('orderWebhookTypes (the documented mapping)', () => {
     ['OrderPreparationStarted', [ev.placed(), ev.accepted(), ev.started()], ['order.status_changed']],
     ['RiderAssigned (no public change)', delivered.slice(0, 5), []],
     ['OrderPickedUp', delivered.slice(0, 6), ['order.status_changed']],
-    ['OrderDelivered of a cash order (cash becomes paid)', delivered, ['order.status_changed', 'order.payment_updated']],
+    [
+      'OrderDelivered of a cash order (cash becomes paid)',
+      delivered,
+      ['order.status_changed', 'order.payment_updated'],
+    ],
     ['OrderCancelled', [ev.placed(), ev.cancelled()], ['order.status_changed']],
     ['PaymentSucceeded', [ev.placed(card), ev.paid()], ['order.payment_updated']],
     ['PaymentFailed', [ev.placed(card), ev.failed()], ['order.payment_updated']],
-    ['PaymentFailed again (status stays failed)', [ev.placed(card), ev.failed(1), ev.failed(2)], ['order.payment_updated']],
-    ['a partial refund', [...delivered, ev.refunded(500, 500)], ['order.status_changed', 'order.payment_updated', 'order.refunded']],
-    ['a second partial refund', [...delivered, ev.refunded(500, 500), ev.refunded(500, 1000, 9)], ['order.payment_updated', 'order.refunded']],
-    ['the final refund', [...delivered, ev.refunded(500, 500), ev.refunded(TOTAL - 500, TOTAL, 9)], ['order.status_changed', 'order.payment_updated', 'order.refunded']],
+    [
+      'PaymentFailed again (status stays failed)',
+      [ev.placed(card), ev.failed(1), ev.failed(2)],
+      ['order.payment_updated'],
+    ],
+    [
+      'a partial refund',
+      [...delivered, ev.refunded(500, 500)],
+      ['order.status_changed', 'order.payment_updated', 'order.refunded'],
+    ],
+    [
+      'a second partial refund',
+      [...delivered, ev.refunded(500, 500), ev.refunded(500, 1000, 9)],
+      ['order.payment_updated', 'order.refunded'],
+    ],
+    [
+      'the final refund',
+      [...delivered, ev.refunded(500, 500), ev.refunded(TOTAL - 500, TOTAL, 9)],
+      ['order.status_changed', 'order.payment_updated', 'order.refunded'],
+    ],
   ] as const)('when the event is %s, then it sends %j', (_name, events, expected) => {
     expect(typesAfter([...events])).toEqual(expected);
   });
 
   it('when a card order is delivered (already paid), then only its status changes', () => {
-    const cardDelivered = [ev.placed(card), ev.paid(1), ev.accepted(2), ev.started(3), ev.packed(4), ev.rider(5), ev.pickedUp(6), ev.delivered(7)];
+    const cardDelivered = [
+      ev.placed(card),
+      ev.paid(1),
+      ev.accepted(2),
+      ev.started(3),
+      ev.packed(4),
+      ev.rider(5),
+      ev.pickedUp(6),
+      ev.delivered(7),
+    ];
     expect(typesAfter(cardDelivered)).toEqual(['order.status_changed']);
   });
 });
@@ -56,7 +85,12 @@ describe('orderEnvelopes', () => {
       environment: 'sandbox',
       data: { order: toPublicOrder(after), previous_status: 'out_for_delivery' },
     });
-    expect(payment).toEqual({ ...status, id: webhookEventId(source.id, 'order.payment_updated'), type: 'order.payment_updated', data: { order: toPublicOrder(after) } });
+    expect(payment).toEqual({
+      ...status,
+      id: webhookEventId(source.id, 'order.payment_updated'),
+      type: 'order.payment_updated',
+      data: { order: toPublicOrder(after) },
+    });
     expect(payment!.data).not.toHaveProperty('previous_status');
   });
 
@@ -70,8 +104,15 @@ describe('orderEnvelopes', () => {
 
   it('when the order changed later, then an envelope of an earlier event still shows the earlier order', () => {
     const confirmed = rehydrate(delivered.slice(0, 2)).order!;
-    const [envelope] = orderEnvelopes({ id: 'e-1', type: 'OrderAccepted' }, rehydrate(delivered.slice(0, 1)).order, confirmed);
-    expect(envelope!.data).toMatchObject({ order: { status: 'confirmed', updated_at: at(1) }, previous_status: 'placed' });
+    const [envelope] = orderEnvelopes(
+      { id: 'e-1', type: 'OrderAccepted' },
+      rehydrate(delivered.slice(0, 1)).order,
+      confirmed,
+    );
+    expect(envelope!.data).toMatchObject({
+      order: { status: 'confirmed', updated_at: at(1) },
+      previous_status: 'placed',
+    });
   });
 });
 

@@ -9,8 +9,19 @@ import {
 
 describe('event types', () => {
   it('when listed, then they are exactly the spec table', () => {
-    expect(EVENT_TYPES).toEqual(['order.created', 'order.status_changed', 'order.payment_updated', 'order.refunded', 'webhook.test']);
-    expect(ORDER_EVENT_TYPES).toEqual(['order.created', 'order.status_changed', 'order.payment_updated', 'order.refunded']);
+    expect(EVENT_TYPES).toEqual([
+      'order.created',
+      'order.status_changed',
+      'order.payment_updated',
+      'order.refunded',
+      'webhook.test',
+    ]);
+    expect(ORDER_EVENT_TYPES).toEqual([
+      'order.created',
+      'order.status_changed',
+      'order.payment_updated',
+      'order.refunded',
+    ]);
   });
 
   it('when parsed with the zod enum, then known names pass and others fail', () => {

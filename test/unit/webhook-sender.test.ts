@@ -9,7 +9,13 @@ import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, sendWebhook } from '../../src/webhooks/sender.js';
 
-type Seen = { path: string; host: string | undefined; headers: IncomingMessage['headers']; body: string; servername?: string };
+type Seen = {
+  path: string;
+  host: string | undefined;
+  headers: IncomingMessage['headers'];
+  body: string;
+  servername?: string;
+};
 
 const seen: Seen[] = [];
 const huge = { written: 0, closed: false };
@@ -19,14 +25,21 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const servername = (req.socket as Partial<TLSSocket>).servername;
-    seen.push({ path: req.url ?? '', host: req.headers.host, headers: req.headers, body: Buffer.concat(chunks).toString(), ...(servername ? { servername: String(servername) } : {}) });
+    seen.push({
+      path: req.url ?? '',
+      host: req.headers.host,
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString(),
+      ...(servername ? { servername: String(servername) } : {}),
+    });
     const route = (req.url ?? '').split('?')[0];
     if (route === '/ok') res.writeHead(200).end('thanks');
     else if (route === '/accepted') res.writeHead(202).end();
     else if (route === '/fail') res.writeHead(500).end('boom');
     else if (route === '/redirect') res.writeHead(302, { location: '/ok' }).end();
     else if (route === '/slow') setTimeout(() => res.writeHead(200).end('late'), 1000);
-    else if (route === '/stall-body') res.writeHead(200).write('partial'); // and never ends
+    else if (route === '/stall-body')
+      res.writeHead(200).write('partial'); // and never ends
     else if (route === '/reset') req.socket.resetAndDestroy();
     else if (route === '/huge') streamForever(res);
     else res.writeHead(404).end();
@@ -96,7 +109,12 @@ describe('sendWebhook', () => {
   });
 
   it('when the receiver answers 500, then a failed attempt with the status and body excerpt', async () => {
-    expect(await send('/fail')).toMatchObject({ ok: false, status: 500, error: 'receiver answered HTTP 500', response_excerpt: 'boom' });
+    expect(await send('/fail')).toMatchObject({
+      ok: false,
+      status: 500,
+      error: 'receiver answered HTTP 500',
+      response_excerpt: 'boom',
+    });
   });
 
   it('when the receiver redirects, then it is not followed and the attempt fails', async () => {
@@ -134,7 +152,12 @@ describe('sendWebhook', () => {
     const closed = createServer();
     const free = await listen(closed);
     await new Promise((resolve) => closed.close(resolve));
-    const result = await sendWebhook({ url: `http://127.0.0.1:${free}/`, addresses: ['127.0.0.1'], headers: {}, body: '{}' });
+    const result = await sendWebhook({
+      url: `http://127.0.0.1:${free}/`,
+      addresses: ['127.0.0.1'],
+      headers: {},
+      body: '{}',
+    });
     expect(result).toMatchObject({ ok: false, status: null, error: 'connection refused' });
   });
 
@@ -177,18 +200,42 @@ describe.skipIf(!opensslAvailable())('sendWebhook over https (pinned address, SN
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'webhook-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=hooks.example.test', '-addext', 'subjectAltName=DNS:hooks.example.test',
-      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=hooks.example.test',
+        '-addext',
+        'subjectAltName=DNS:hooks.example.test',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     cert = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
     tlsPort = await listen(createHttpsServer({ key: readFileSync(path.join(dir, 'key.pem')), cert }, handle));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const tls = (extra: Partial<Parameters<typeof sendWebhook>[0]> = {}) =>
-    sendWebhook({ url: `https://hooks.example.test:${tlsPort}/ok`, addresses: ['127.0.0.1'], headers: {}, body: '{}', ...extra });
+    sendWebhook({
+      url: `https://hooks.example.test:${tlsPort}/ok`,
+      addresses: ['127.0.0.1'],
+      headers: {},
+      body: '{}',
+      ...extra,
+    });
 
   it('when the certificate is for the host name, then the pinned IP is used and SNI and Host carry the name', async () => {
     expect(await tls({ ca: cert })).toMatchObject({ ok: true, status: 200 });

@@ -73,7 +73,9 @@ describe('verifySignature', () => {
   it('when the receiver clock is up to 300 s behind or ahead, then it verifies; 301 s either way fails', () => {
     const at = (offsetSec: number) => new Date((T + offsetSec) * 1000);
     for (const offset of [-300, -1, 0, 1, 300]) {
-      expect(verifySignature({ header, body: BODY, secret: SECRET, now: at(offset) }).ok, `offset ${offset}`).toBe(true);
+      expect(verifySignature({ header, body: BODY, secret: SECRET, now: at(offset) }).ok, `offset ${offset}`).toBe(
+        true,
+      );
     }
     for (const offset of [-301, 301, -86_400, 86_400]) {
       expect(verifySignature({ header, body: BODY, secret: SECRET, now: at(offset) }), `offset ${offset}`).toEqual({
@@ -150,7 +152,13 @@ describe('newSigningSecret', () => {
 
 describe('webhookHeaders', () => {
   it('when built, then it has the spec headers and the signature verifies over the same body', () => {
-    const headers = webhookHeaders({ secrets: [SECRET], timestamp: T, eventId: 'evt_1', eventType: 'order.created', body: BODY });
+    const headers = webhookHeaders({
+      secrets: [SECRET],
+      timestamp: T,
+      eventId: 'evt_1',
+      eventType: 'order.created',
+      body: BODY,
+    });
     expect(headers).toEqual({
       'Content-Type': 'application/json',
       'Service-Signature': signatureHeader([SECRET], T, BODY),

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { checkWebhookUrl, classifyAddress, type Resolver } from '../../src/webhooks/ssrf-guard.js';
 
 const PUBLIC_IP = '93.184.216.34';
-const resolvesTo = (...addresses: string[]): Resolver => async () => addresses;
+const resolvesTo =
+  (...addresses: string[]): Resolver =>
+  async () =>
+    addresses;
 const neverResolve: Resolver = async (host) => {
   throw new Error(`resolver must not be called for a literal address (got ${host})`);
 };
@@ -11,41 +14,81 @@ const guarded = { allowPrivate: false, resolve: neverResolve };
 describe('classifyAddress', () => {
   const cases: [string, string][] = [
     // IPv4
-    ['127.0.0.1', 'loopback'], ['127.255.255.254', 'loopback'],
-    ['10.0.0.1', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'],
-    ['169.254.169.254', 'link_local'], ['169.254.0.1', 'link_local'],
-    ['100.64.0.1', 'carrier_grade_nat'], ['100.127.255.254', 'carrier_grade_nat'],
-    ['0.0.0.0', 'unspecified'], ['0.1.2.3', 'unspecified'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.255.254', 'loopback'],
+    ['10.0.0.1', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.169.254', 'link_local'],
+    ['169.254.0.1', 'link_local'],
+    ['100.64.0.1', 'carrier_grade_nat'],
+    ['100.127.255.254', 'carrier_grade_nat'],
+    ['0.0.0.0', 'unspecified'],
+    ['0.1.2.3', 'unspecified'],
     ['255.255.255.255', 'broadcast'],
-    ['224.0.0.1', 'multicast'], ['239.255.255.250', 'multicast'],
-    ['192.0.2.1', 'documentation'], ['198.51.100.7', 'documentation'], ['203.0.113.9', 'documentation'],
-    ['198.18.0.1', 'benchmarking'], ['198.19.255.255', 'benchmarking'],
-    ['240.0.0.1', 'reserved'], ['192.0.0.8', 'reserved'],
+    ['224.0.0.1', 'multicast'],
+    ['239.255.255.250', 'multicast'],
+    ['192.0.2.1', 'documentation'],
+    ['198.51.100.7', 'documentation'],
+    ['203.0.113.9', 'documentation'],
+    ['198.18.0.1', 'benchmarking'],
+    ['198.19.255.255', 'benchmarking'],
+    ['240.0.0.1', 'reserved'],
+    ['192.0.0.8', 'reserved'],
     // IPv6
-    ['::1', 'loopback'], ['::', 'unspecified'],
-    ['fe80::1', 'link_local'], ['fe80::1%eth0', 'link_local'],
-    ['fc00::1', 'unique_local'], ['fd12:3456::1', 'unique_local'], ['fec0::1', 'site_local'],
-    ['ff02::1', 'multicast'], ['2001:db8::1', 'documentation'], ['3fff::1', 'documentation'],
-    ['2001:2::1', 'benchmarking'], ['100::1', 'reserved'], ['5f00::1', 'reserved'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fe80::1', 'link_local'],
+    ['fe80::1%eth0', 'link_local'],
+    ['fc00::1', 'unique_local'],
+    ['fd12:3456::1', 'unique_local'],
+    ['fec0::1', 'site_local'],
+    ['ff02::1', 'multicast'],
+    ['2001:db8::1', 'documentation'],
+    ['3fff::1', 'documentation'],
+    ['2001:2::1', 'benchmarking'],
+    ['100::1', 'reserved'],
+    ['5f00::1', 'reserved'],
     ['::7f00:1', 'reserved'], // deprecated IPv4-compatible form: outside 2000::/3
     // IPv4 inside IPv6
-    ['::ffff:127.0.0.1', 'ipv4_mapped:loopback'], ['::ffff:7f00:1', 'ipv4_mapped:loopback'],
-    ['::ffff:10.0.0.1', 'ipv4_mapped:private'], ['::ffff:169.254.169.254', 'ipv4_mapped:link_local'],
-    ['::ffff:100.64.0.1', 'ipv4_mapped:carrier_grade_nat'], ['::ffff:0.0.0.0', 'ipv4_mapped:unspecified'],
+    ['::ffff:127.0.0.1', 'ipv4_mapped:loopback'],
+    ['::ffff:7f00:1', 'ipv4_mapped:loopback'],
+    ['::ffff:10.0.0.1', 'ipv4_mapped:private'],
+    ['::ffff:169.254.169.254', 'ipv4_mapped:link_local'],
+    ['::ffff:100.64.0.1', 'ipv4_mapped:carrier_grade_nat'],
+    ['::ffff:0.0.0.0', 'ipv4_mapped:unspecified'],
     ['::ffff:0:127.0.0.1', 'ipv4_translated:loopback'],
-    ['64:ff9b::a9fe:a9fe', 'nat64:link_local'], ['64:ff9b::10.1.2.3', 'nat64:private'], ['64:ff9b:1::1', 'reserved'],
-    ['2002:a00:1::', '6to4:private'], ['2002:7f00:1::1', '6to4:loopback'],
+    ['64:ff9b::a9fe:a9fe', 'nat64:link_local'],
+    ['64:ff9b::10.1.2.3', 'nat64:private'],
+    ['64:ff9b:1::1', 'reserved'],
+    ['2002:a00:1::', '6to4:private'],
+    ['2002:7f00:1::1', '6to4:loopback'],
     ['2001:0:4136:e378:8000:63bf:f5ff:fffe', 'teredo:private'], // client 10.0.0.1, stored inverted
     ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo:documentation'], // RFC 4380's example: client 192.0.2.45
     ['2001:0:a00:1:8000:63bf:f7f7:f7f7', 'teredo:private'], // private Teredo server
     // Public
-    ['8.8.8.8', 'public'], ['1.1.1.1', 'public'], [PUBLIC_IP, 'public'], ['11.0.0.1', 'public'],
-    ['172.32.0.1', 'public'], ['100.128.0.1', 'public'], ['169.253.255.255', 'public'], ['198.20.0.1', 'public'],
-    ['2606:4700:4700::1111', 'public'], ['2001:4860:4860::8888', 'public'], ['::ffff:8.8.8.8', 'public'],
-    ['64:ff9b::808:808', 'public'], ['2002:808:808::1', 'public'], ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'public'],
+    ['8.8.8.8', 'public'],
+    ['1.1.1.1', 'public'],
+    [PUBLIC_IP, 'public'],
+    ['11.0.0.1', 'public'],
+    ['172.32.0.1', 'public'],
+    ['100.128.0.1', 'public'],
+    ['169.253.255.255', 'public'],
+    ['198.20.0.1', 'public'],
+    ['2606:4700:4700::1111', 'public'],
+    ['2001:4860:4860::8888', 'public'],
+    ['::ffff:8.8.8.8', 'public'],
+    ['64:ff9b::808:808', 'public'],
+    ['2002:808:808::1', 'public'],
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'public'],
     // Not strict IP text (the URL parser normalises such forms before they get here)
-    ['example.com', 'invalid'], ['', 'invalid'], ['2130706433', 'invalid'], ['0x7f.1', 'invalid'],
-    ['127.1', 'invalid'], ['1.2.3.4.5', 'invalid'],
+    ['example.com', 'invalid'],
+    ['', 'invalid'],
+    ['2130706433', 'invalid'],
+    ['0x7f.1', 'invalid'],
+    ['127.1', 'invalid'],
+    ['1.2.3.4.5', 'invalid'],
   ];
 
   it.each(cases)('when given %s, then it is %s', (ip, expected) => {
@@ -77,17 +120,28 @@ describe('checkWebhookUrl', () => {
   });
 
   it('when the host resolves to a private address, then it is refused naming the kind of address, not the address', async () => {
-    const result = await checkWebhookUrl('https://internal.example.com/', { allowPrivate: false, resolve: resolvesTo('10.1.2.3') });
+    const result = await checkWebhookUrl('https://internal.example.com/', {
+      allowPrivate: false,
+      resolve: resolvesTo('10.1.2.3'),
+    });
     expect(result).toEqual({
       ok: false,
       rule: 'address',
-      reason: 'webhook URL host "internal.example.com" resolves to a private (RFC 1918) address; only public addresses are allowed',
+      reason:
+        'webhook URL host "internal.example.com" resolves to a private (RFC 1918) address; only public addresses are allowed',
     });
   });
 
   it('when the host resolves to a public and a private address (rebinding), then every address counts and it is refused', async () => {
-    for (const answer of [[PUBLIC_IP, '127.0.0.1'], ['::ffff:169.254.169.254', PUBLIC_IP], [PUBLIC_IP, 'fd00::5']]) {
-      const result = await checkWebhookUrl('https://rebind.example.com/', { allowPrivate: false, resolve: resolvesTo(...answer) });
+    for (const answer of [
+      [PUBLIC_IP, '127.0.0.1'],
+      ['::ffff:169.254.169.254', PUBLIC_IP],
+      [PUBLIC_IP, 'fd00::5'],
+    ]) {
+      const result = await checkWebhookUrl('https://rebind.example.com/', {
+        allowPrivate: false,
+        resolve: resolvesTo(...answer),
+      });
       expect(result.ok, answer.join(', ')).toBe(false);
     }
   });
@@ -95,7 +149,10 @@ describe('checkWebhookUrl', () => {
   it('when the name answers public first and private on the next lookup, then the later check refuses it', async () => {
     const answers = [[PUBLIC_IP], ['127.0.0.1']];
     const flipping: Resolver = async () => answers.shift() ?? [];
-    const atRegistration = await checkWebhookUrl('https://flip.example.com/', { allowPrivate: false, resolve: flipping });
+    const atRegistration = await checkWebhookUrl('https://flip.example.com/', {
+      allowPrivate: false,
+      resolve: flipping,
+    });
     const atDelivery = await checkWebhookUrl('https://flip.example.com/', { allowPrivate: false, resolve: flipping });
     expect(atRegistration).toMatchObject({ ok: true, addresses: [PUBLIC_IP] });
     expect(atDelivery).toMatchObject({ ok: false, reason: expect.stringMatching(/resolves to a loopback address/) });
@@ -115,7 +172,10 @@ describe('checkWebhookUrl', () => {
   });
 
   it('when a resolver returns something that is not an IP address, then it is refused even with private URLs allowed', async () => {
-    const result = await checkWebhookUrl('http://odd.example.com/', { allowPrivate: true, resolve: resolvesTo('not-an-ip') });
+    const result = await checkWebhookUrl('http://odd.example.com/', {
+      allowPrivate: true,
+      resolve: resolvesTo('not-an-ip'),
+    });
     expect(!result.ok && result.reason).toMatch(/not a valid IP address/);
   });
 
@@ -151,7 +211,9 @@ describe('checkWebhookUrl', () => {
   });
 
   it('when private URLs are allowed (local testing), then http and loopback pass with the addresses to pin', async () => {
-    expect(await checkWebhookUrl('http://127.0.0.1:3000/hook', { allowPrivate: true, resolve: neverResolve })).toMatchObject({
+    expect(
+      await checkWebhookUrl('http://127.0.0.1:3000/hook', { allowPrivate: true, resolve: neverResolve }),
+    ).toMatchObject({
       ok: true,
       addresses: ['127.0.0.1'],
     });

@@ -113,7 +113,10 @@ export class EsdbConsumerGroup implements ConsumerGroup {
 
   async position(): Promise<bigint> {
     try {
-      return (await this.client.getPersistentSubscriptionToAllInfo(this.options.group)).stats.lastCheckpointedEventPosition?.commit ?? 0n;
+      return (
+        (await this.client.getPersistentSubscriptionToAllInfo(this.options.group)).stats.lastCheckpointedEventPosition
+          ?.commit ?? 0n
+      );
     } catch (err) {
       if (err instanceof PersistentSubscriptionDoesNotExistError || err instanceof NotFoundError) return 0n;
       throw err;
@@ -142,7 +145,9 @@ export class EsdbConsumerGroup implements ConsumerGroup {
     }
     const settings = persistentSubscriptionToAllSettingsFromDefaults({ ...this.owned, startFrom: START });
     try {
-      await this.client.createPersistentSubscriptionToAll(group, settings, { filter: serverFilter(this.options.filter) });
+      await this.client.createPersistentSubscriptionToAll(group, settings, {
+        filter: serverFilter(this.options.filter),
+      });
     } catch (err) {
       if (!(err instanceof PersistentSubscriptionExistsError)) throw err; // another replica made it first
     }
@@ -177,7 +182,11 @@ export class EsdbConsumerGroup implements ConsumerGroup {
   }
 
   /** Handles one delivered event and acks or nacks it. */
-  private async settle(sub: PersistentSubscriptionToAll, handler: ConsumerHandler, resolved: PersistentSubscriptionToAllResolvedEvent): Promise<void> {
+  private async settle(
+    sub: PersistentSubscriptionToAll,
+    handler: ConsumerHandler,
+    resolved: PersistentSubscriptionToAllResolvedEvent,
+  ): Promise<void> {
     const event = toRecordedEvent(resolved, this.onForeign);
     if (!event || !matchesFilter(event, this.options.filter)) {
       await sub.ack(resolved);

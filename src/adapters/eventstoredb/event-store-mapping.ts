@@ -118,7 +118,10 @@ export function toRecordedEvent(
   if (!e || isSystem(e.type, e.streamId)) return undefined;
   if (!e.isJson || !isPlainObject(e.data)) {
     // The client hands malformed JSON over as the raw text.
-    onForeign?.({ id: e.id, streamId: e.streamId, type: e.type }, e.isJson ? 'its JSON data is not an object' : 'its data is not JSON');
+    onForeign?.(
+      { id: e.id, streamId: e.streamId, type: e.type },
+      e.isJson ? 'its JSON data is not an object' : 'its data is not JSON',
+    );
     return undefined;
   }
   return {

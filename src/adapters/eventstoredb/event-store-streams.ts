@@ -25,7 +25,9 @@ export async function listStreamsFromSystemProjection(
         count++;
         const link = resolved.event;
         if (!link) continue;
-        const text = Buffer.from(link.data instanceof Uint8Array ? link.data : JSON.stringify(link.data)).toString('utf8');
+        const text = Buffer.from(link.data instanceof Uint8Array ? link.data : JSON.stringify(link.data)).toString(
+          'utf8',
+        );
         const name = text.slice(text.indexOf('@') + 1);
         if (!name.startsWith('$') && name.startsWith(prefix)) names.push(name);
       }
@@ -59,7 +61,9 @@ export async function listStreamsFromSystemProjection(
 async function lastRevisionOf(client: EventStoreDBClient, streamId: string): Promise<number | undefined> {
   let revision: number | undefined;
   try {
-    for await (const resolved of consume(client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }))) {
+    for await (const resolved of consume(
+      client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }),
+    )) {
       if (resolved.event) revision = Number(resolved.event.revision);
     }
   } catch (err) {

@@ -87,7 +87,10 @@ export class EsdbEventStore implements EventStore {
         expectedRevision: toEsdbExpected(options.expectedRevision),
       });
       const nextExpectedRevision = Number(result.nextExpectedRevision);
-      return { nextExpectedRevision, position: await this.lastPosition(streamId, nextExpectedRevision, events.length, result.position?.commit) };
+      return {
+        nextExpectedRevision,
+        position: await this.lastPosition(streamId, nextExpectedRevision, events.length, result.position?.commit),
+      };
     } catch (err) {
       throw mapAppendError(err, streamId, options.expectedRevision);
     }
@@ -123,7 +126,9 @@ export class EsdbEventStore implements EventStore {
       let count = 0;
       const from = seen;
       try {
-        for await (const resolved of consume(this.client.readAll({ fromPosition: fromPosition(from), maxCount: READ_BATCH }))) {
+        for await (const resolved of consume(
+          this.client.readAll({ fromPosition: fromPosition(from), maxCount: READ_BATCH }),
+        )) {
           count++;
           const position = positionOf(resolved);
           if (position === undefined || position <= seen) continue; // reads from a position are inclusive
@@ -168,7 +173,8 @@ export class EsdbEventStore implements EventStore {
       for await (const resolved of live) {
         if (stopped) return;
         const event = toRecordedEvent(resolved, this.onForeign);
-        if (!event || (after !== undefined && event.position <= after) || !matchesFilter(event, options.filter)) continue;
+        if (!event || (after !== undefined && event.position <= after) || !matchesFilter(event, options.filter))
+          continue;
         await options.onEvent(event);
         after = event.position;
       }
@@ -207,7 +213,9 @@ export class EsdbEventStore implements EventStore {
     let before: bigint | undefined;
     for (;;) {
       let count = 0;
-      for await (const resolved of consume(this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: HEAD_BATCH }))) {
+      for await (const resolved of consume(
+        this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: HEAD_BATCH }),
+      )) {
         count++;
         const position = positionOf(resolved);
         if (position === undefined || (before !== undefined && position >= before)) continue;
@@ -281,11 +289,16 @@ function positionOf(resolved: AllStreamResolvedEvent): bigint | undefined {
 function toEventData(streamId: string, e: NewEvent): EventData {
   const { id, type, data, metadata } = prepareEvent(e);
   const esdbMetadata = toEsdbMetadata(metadata);
-  for (const [part, value] of [['data', data], ['metadata', esdbMetadata]] as const) {
+  for (const [part, value] of [
+    ['data', data],
+    ['metadata', esdbMetadata],
+  ] as const) {
     try {
       JSON.stringify(value);
     } catch (err) {
-      throw new TypeError(`Event ${type} for stream ${streamId}: its ${part} cannot be serialised as JSON (${(err as Error).message})`);
+      throw new TypeError(
+        `Event ${type} for stream ${streamId}: its ${part} cannot be serialised as JSON (${(err as Error).message})`,
+      );
     }
   }
   return jsonEvent({ id, type, data, metadata: esdbMetadata });

@@ -63,7 +63,12 @@ export class MongoCatalogStore implements CatalogStore {
       const head = await this.heads.findOne({ _id: pointer.snapshot_id });
       const stores = await this.stores.find({ snapshot_id: pointer.snapshot_id }).sort({ position: 1 }).toArray();
       if (head && stores.length === head.store_count) {
-        return parseCatalog({ version: head.label, stores: stores.map((d) => d.store), categories: head.categories, offers: head.offers });
+        return parseCatalog({
+          version: head.label,
+          stores: stores.map((d) => d.store),
+          categories: head.categories,
+          offers: head.offers,
+        });
       }
       // The snapshot vanished under us: only possible after two newer saves; read the pointer again.
       if (attempt >= LOAD_ATTEMPTS) throw new Error(`catalog snapshot ${pointer.snapshot_id} is incomplete`);
@@ -85,7 +90,15 @@ export class MongoCatalogStore implements CatalogStore {
       await this.stores.insertMany(batch, { ignoreUndefined: true });
     }
     await this.heads.insertOne(
-      { _id: snapshotId, version, label: catalog.version, categories: catalog.categories, offers: catalog.offers, store_count: catalog.stores.length, saved_at: savedAt },
+      {
+        _id: snapshotId,
+        version,
+        label: catalog.version,
+        categories: catalog.categories,
+        offers: catalog.offers,
+        store_count: catalog.stores.length,
+        saved_at: savedAt,
+      },
       { ignoreUndefined: true },
     );
     const previous = await this.pointer.findOneAndUpdate(

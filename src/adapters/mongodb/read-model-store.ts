@@ -1,5 +1,12 @@
 import { Long, MongoServerError, type AnyBulkWriteOperation, type Db, type Document, type Filter } from 'mongodb';
-import type { FieldValue, IndexSpec, Query, ReadModelStore, Retention, StoredDocument } from '../../ports/read-model-store.js';
+import type {
+  FieldValue,
+  IndexSpec,
+  Query,
+  ReadModelStore,
+  Retention,
+  StoredDocument,
+} from '../../ports/read-model-store.js';
 import { Claims, isDuplicateKey, updatesAreAtomic } from './claims.js';
 import { mongoCall } from './storage-errors.js';
 
@@ -48,7 +55,11 @@ export class MongoReadModelStore implements ReadModelStore {
    * a BSON date) with a TTL index where the server has TTL indexes, a plain index where it does not
    * (FerretDB), for `purgeExpired`. Documents stored before the retention was declared get their date.
    */
-  async ensureIndexes(collection: string, indexes: readonly IndexSpec[], options: { retention?: Retention } = {}): Promise<void> {
+  async ensureIndexes(
+    collection: string,
+    indexes: readonly IndexSpec[],
+    options: { retention?: Retention } = {},
+  ): Promise<void> {
     const { retention } = options;
     if (retention) this.retentions.set(collection, retention);
     for (const index of indexes) {
@@ -104,7 +115,8 @@ export class MongoReadModelStore implements ReadModelStore {
         throw err;
       }
     }
-    const update = async () => (await this.rows(collection).updateOne({ _id: next.id, seq: expectedSeq }, { $set: row })).matchedCount === 1;
+    const update = async () =>
+      (await this.rows(collection).updateOne({ _id: next.id, seq: expectedSeq }, { $set: row })).matchedCount === 1;
     if (await this.atomic()) return update();
     const claimed = await this.claims.tryWith(collection, JSON.stringify([collection, next.id, expectedSeq]), update);
     return claimed?.value ?? false;
@@ -137,7 +149,8 @@ export class MongoReadModelStore implements ReadModelStore {
   async saveCheckpoint(projection: string, position: bigint): Promise<void> {
     const checkpoints = this.db.collection<CheckpointRow>(CHECKPOINTS);
     const save = async () => {
-      const write = () => checkpoints.updateOne({ _id: projection }, { $max: { position: Long.fromBigInt(position) } }, { upsert: true });
+      const write = () =>
+        checkpoints.updateOne({ _id: projection }, { $max: { position: Long.fromBigInt(position) } }, { upsert: true });
       try {
         await write();
       } catch (err) {
@@ -169,7 +182,9 @@ export class MongoReadModelStore implements ReadModelStore {
   async close(): Promise<void> {}
 
   private atomic(): Promise<boolean> {
-    return this.options.atomicUpdates !== undefined ? Promise.resolve(this.options.atomicUpdates) : updatesAreAtomic(this.db);
+    return this.options.atomicUpdates !== undefined
+      ? Promise.resolve(this.options.atomicUpdates)
+      : updatesAreAtomic(this.db);
   }
 
   private retentionDate(collection: string, doc: Record<string, unknown>): Date | undefined {
@@ -182,7 +197,9 @@ export class MongoReadModelStore implements ReadModelStore {
 
   /** Gives `retention_date` to documents written before the retention was declared (a one-off after an upgrade). */
   private async dateUndated(collection: string): Promise<void> {
-    const undated = this.rows(collection).find({ retention_date: { $exists: false } }).project<Pick<Row, '_id' | 'seq' | 'doc'>>({ _id: 1, seq: 1, doc: 1 });
+    const undated = this.rows(collection)
+      .find({ retention_date: { $exists: false } })
+      .project<Pick<Row, '_id' | 'seq' | 'doc'>>({ _id: 1, seq: 1, doc: 1 });
     let writes: AnyBulkWriteOperation<Row>[] = [];
     const flush = async () => {
       if (writes.length) await this.rows(collection).bulkWrite(writes, { ordered: false });

@@ -11,8 +11,10 @@ const OUT_OF_DISK_SPACE = 14031;
  */
 export function mongoStorageError(err: unknown, store: string): unknown {
   if (err instanceof StorageUnavailableError) return err;
-  if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError) return new StorageUnavailableError(store, 'unreachable', { cause: err });
-  if (err instanceof MongoServerError && err.code === OUT_OF_DISK_SPACE) return new StorageUnavailableError(store, 'full', { cause: err });
+  if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError)
+    return new StorageUnavailableError(store, 'unreachable', { cause: err });
+  if (err instanceof MongoServerError && err.code === OUT_OF_DISK_SPACE)
+    return new StorageUnavailableError(store, 'full', { cause: err });
   return err;
 }
 

@@ -46,8 +46,12 @@ export class MongoWebhookEndpointStore implements WebhookEndpointStore {
         throw e;
       }
     }
-    const replace = async () => (await this.endpoints.replaceOne({ _id, version: expectedVersion }, { ...record })).matchedCount === 1;
+    const replace = async () =>
+      (await this.endpoints.replaceOne({ _id, version: expectedVersion }, { ...record })).matchedCount === 1;
     if (await updatesAreAtomic(this.db)) return replace();
-    return (await this.claims.tryWith(COLLECTION, JSON.stringify([COLLECTION, _id, expectedVersion]), replace))?.value ?? false;
+    return (
+      (await this.claims.tryWith(COLLECTION, JSON.stringify([COLLECTION, _id, expectedVersion]), replace))?.value ??
+      false
+    );
   }
 }

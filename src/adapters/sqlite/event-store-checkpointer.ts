@@ -71,18 +71,28 @@ export class WalCheckpointer {
   /** `restartFrames`: log size (in frames of one page) past which a checkpoint also restarts the log. */
   constructor(file: string, options: { intervalMs?: number; restartFrames?: number; onError: (err: Error) => void }) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const workerData = { file, driver, intervalMs: options.intervalMs ?? 200, restartFrames: options.restartFrames ?? DEFAULT_RESTART_FRAMES };
+    const workerData = {
+      file,
+      driver,
+      intervalMs: options.intervalMs ?? 200,
+      restartFrames: options.restartFrames ?? DEFAULT_RESTART_FRAMES,
+    };
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
     this.worker.unref(); // never what keeps a process alive
-    this.worker.on('message', (m: { type: string; id?: number; result?: CheckpointResult & { error?: string }; error?: string }) => {
-      if (m.type === 'error') options.onError(new Error(`WAL checkpoint failed: ${m.error}`));
-      if (m.type === 'result' && m.id !== undefined) {
-        this.waiting.get(m.id)?.(m.result!);
-        this.waiting.delete(m.id);
-      }
-    });
+    this.worker.on(
+      'message',
+      (m: { type: string; id?: number; result?: CheckpointResult & { error?: string }; error?: string }) => {
+        if (m.type === 'error') options.onError(new Error(`WAL checkpoint failed: ${m.error}`));
+        if (m.type === 'result' && m.id !== undefined) {
+          this.waiting.get(m.id)?.(m.result!);
+          this.waiting.delete(m.id);
+        }
+      },
+    );
     // Errors thrown inside the worker arrive as plain objects (their class does not cross threads).
-    this.worker.on('error', (err: unknown) => options.onError(err instanceof Error ? err : new Error(`WAL checkpointer stopped: ${JSON.stringify(err)}`)));
+    this.worker.on('error', (err: unknown) =>
+      options.onError(err instanceof Error ? err : new Error(`WAL checkpointer stopped: ${JSON.stringify(err)}`)),
+    );
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
   }
 

@@ -60,7 +60,9 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         'INSERT OR REPLACE INTO consumer_group_parked (name, position, retry_count, parked_at) VALUES (?, ?, ?, ?)',
       ),
       parked: db.prepare<[string], EventRow>(
-        `SELECT ${EVENT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}
+        `SELECT ${EVENT_COLUMNS.split(', ')
+          .map((c) => `e.${c}`)
+          .join(', ')}
          FROM consumer_group_parked p JOIN events e ON e.position = p.position
          WHERE p.name = ? ORDER BY p.position`,
       ),
@@ -107,7 +109,8 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         // change only here while it runs.
         const retries = new Map<bigint, number>();
         if (page.events.length > 0) {
-          for (const r of this.sql.retries.all(this.group, checkpoint, page.events.at(-1)!.position)) retries.set(BigInt(r.position), r.retry_count);
+          for (const r of this.sql.retries.all(this.group, checkpoint, page.events.at(-1)!.position))
+            retries.set(BigInt(r.position), r.retry_count);
         }
         if (!(await this.deliverPage(page.events, handler, retries))) return;
         checkpoint = page.scannedTo;
@@ -128,16 +131,23 @@ export class SqliteConsumerGroup implements ConsumerGroup {
   }
 
   /** Delivers a page, `concurrency` events at a time; false when stopped before the end. */
-  private async deliverPage(events: RecordedEvent[], handler: ConsumerHandler, retries: Map<bigint, number>): Promise<boolean> {
+  private async deliverPage(
+    events: RecordedEvent[],
+    handler: ConsumerHandler,
+    retries: Map<bigint, number>,
+  ): Promise<boolean> {
     const size = Math.max(1, this.options.concurrency ?? 1);
     if (size === 1) {
-      for (const event of events) if (!(await this.deliver(event, handler, true, retries.get(event.position)))) return false;
+      for (const event of events)
+        if (!(await this.deliver(event, handler, true, retries.get(event.position)))) return false;
       return true;
     }
     // The position moves past a window only once every event of it is settled.
     for (let i = 0; i < events.length; i += size) {
       const window = events.slice(i, i + size);
-      const results = await Promise.allSettled(window.map((event) => this.deliver(event, handler, false, retries.get(event.position))));
+      const results = await Promise.allSettled(
+        window.map((event) => this.deliver(event, handler, false, retries.get(event.position))),
+      );
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
       if (results.some((r) => r.status === 'fulfilled' && !r.value)) return false;
@@ -148,7 +158,12 @@ export class SqliteConsumerGroup implements ConsumerGroup {
   }
 
   /** Delivers one event until it is settled; false when stopped before that. `stored`: its retry count when the page was read. */
-  private async deliver(event: RecordedEvent, handler: ConsumerHandler, advance: boolean, stored: number | undefined): Promise<boolean> {
+  private async deliver(
+    event: RecordedEvent,
+    handler: ConsumerHandler,
+    advance: boolean,
+    stored: number | undefined,
+  ): Promise<boolean> {
     const hadRetries = stored !== undefined;
     for (let retryCount = stored ?? 0; ; retryCount++) {
       if (this.stopped) return false;

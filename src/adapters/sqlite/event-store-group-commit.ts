@@ -134,23 +134,26 @@ export class GroupCommit {
     const covered = this.unsynced;
     this.unsynced = [];
     const head = this.durability.head();
-    this.syncing = this.durability.sync().then(
-      () => {
-        this.durableHead = this.unsynced.length === 0 ? null : head;
-        this.settle(covered);
-      },
-      (error: unknown) => {
-        // Whether the disk has these writes is unknown: the callers hear so (and retry, as the spec asks).
-        this.durableHead = this.unsynced.length === 0 ? null : head;
-        for (const { batch } of covered) for (const w of batch) if (!w.ordered) w.reject(storageError(error, STORE));
-        this.afterCommit();
-      },
-    ).finally(() => {
-      this.syncing = undefined;
-      // The writes held during this fsync commit now (flush starts the next fsync).
-      if (this.queue.length > 0) this.flush();
-      else this.syncNext();
-    });
+    this.syncing = this.durability
+      .sync()
+      .then(
+        () => {
+          this.durableHead = this.unsynced.length === 0 ? null : head;
+          this.settle(covered);
+        },
+        (error: unknown) => {
+          // Whether the disk has these writes is unknown: the callers hear so (and retry, as the spec asks).
+          this.durableHead = this.unsynced.length === 0 ? null : head;
+          for (const { batch } of covered) for (const w of batch) if (!w.ordered) w.reject(storageError(error, STORE));
+          this.afterCommit();
+        },
+      )
+      .finally(() => {
+        this.syncing = undefined;
+        // The writes held during this fsync commit now (flush starts the next fsync).
+        if (this.queue.length > 0) this.flush();
+        else this.syncNext();
+      });
   }
 
   private settle(committed: Committed[]): void {

@@ -53,7 +53,16 @@ class StreamEvent implements RecordedEvent {
   #rawMetadata: string;
   #metadata: Record<string, unknown> | undefined;
 
-  constructor(position: number, streamId: string, revision: number, id: string, type: string, data: string, metadata: string, recordedAt: number) {
+  constructor(
+    position: number,
+    streamId: string,
+    revision: number,
+    id: string,
+    type: string,
+    data: string,
+    metadata: string,
+    recordedAt: number,
+  ) {
     this.id = id;
     this.streamId = streamId;
     this.type = type;
@@ -119,7 +128,9 @@ export class PageReader {
     private readonly recent?: RecentEvents,
   ) {
     // The port's hash of a stream key, for filters by partition (the key itself is cut in SQL).
-    db.function('key_part', { deterministic: true }, (key: unknown, count: unknown) => keyPart(String(key), Number(count)));
+    db.function('key_part', { deterministic: true }, (key: unknown, count: unknown) =>
+      keyPart(String(key), Number(count)),
+    );
     this.headStatement = db.prepare('SELECT MAX(position) AS head FROM events');
     this.readPage = db.transaction((after: bigint, maxCount: number, filter?: EventFilter): Page => {
       const head = this.head();
@@ -189,7 +200,10 @@ function filterSql(filter?: EventFilter): { sql: string; params: Array<string | 
   if (partition) {
     // streamKey in SQL: the id after the first matching prefix (SQLite's substr counts characters, JavaScript's slice
     // code units; both cut exactly the prefix).
-    const key = prefixes.length === 0 ? 'stream_id' : `CASE ${prefixes.map(() => 'WHEN substr(stream_id, 1, length(?)) = ? THEN substr(stream_id, length(?) + 1)').join(' ')} ELSE stream_id END`;
+    const key =
+      prefixes.length === 0
+        ? 'stream_id'
+        : `CASE ${prefixes.map(() => 'WHEN substr(stream_id, 1, length(?)) = ? THEN substr(stream_id, length(?) + 1)').join(' ')} ELSE stream_id END`;
     for (const p of prefixes) params.push(p, p, p);
     sql += ` AND key_part(${key}, ?) IN (${partition.parts.map(() => '?').join(', ')})`;
     params.push(partition.count, ...partition.parts);

@@ -1,7 +1,16 @@
 import { matchesFilter, type EventFilter } from '../../ports/event-store.js';
 
 /** A row of EVENT_COLUMNS as an array (better-sqlite3's raw mode), in column order. */
-export type EventTuple = [position: number, streamId: string, revision: number, id: string, type: string, data: string, metadata: string, recordedAt: number];
+export type EventTuple = [
+  position: number,
+  streamId: string,
+  revision: number,
+  id: string,
+  type: string,
+  data: string,
+  metadata: string,
+  recordedAt: number,
+];
 
 /** How many of the newest committed events are kept: a few seconds of appends at full load. */
 export const RECENT_EVENTS = 8192;

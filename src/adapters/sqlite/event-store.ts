@@ -161,24 +161,28 @@ export class SqliteEventStore implements EventStore {
          WHERE last_revision >= 0 AND substr(stream_id, 1, length(?)) = ? ORDER BY stream_id LIMIT ?`,
       ),
     };
-    this.appendTx = db.transaction((streamId: string, events: Required<NewEvent>[], expected: ExpectedRevision, written: Written) => {
-      const stream = this.sql.stream.get(streamId);
-      const current = stream?.last_revision ?? -1;
-      checkExpected(streamId, expected, current);
-      const recordedAt = this.clock.now().getTime();
-      let revision = current;
-      let position = 0;
-      for (const e of events) {
-        revision++;
-        const data = JSON.stringify(e.data);
-        const metadata = JSON.stringify(e.metadata);
-        position = Number(this.sql.insert.run(streamId, revision, e.id, e.type, data, metadata, recordedAt).lastInsertRowid);
-        written.rows.push([position, streamId, revision, e.id, e.type, data, metadata, recordedAt]);
-      }
-      this.sql.setRevision.run(streamId, revision);
-      if (stream?.max_count) written.trimmedTo = this.trim(streamId, revision - stream.max_count);
-      return { nextExpectedRevision: revision, position: BigInt(position) };
-    });
+    this.appendTx = db.transaction(
+      (streamId: string, events: Required<NewEvent>[], expected: ExpectedRevision, written: Written) => {
+        const stream = this.sql.stream.get(streamId);
+        const current = stream?.last_revision ?? -1;
+        checkExpected(streamId, expected, current);
+        const recordedAt = this.clock.now().getTime();
+        let revision = current;
+        let position = 0;
+        for (const e of events) {
+          revision++;
+          const data = JSON.stringify(e.data);
+          const metadata = JSON.stringify(e.metadata);
+          position = Number(
+            this.sql.insert.run(streamId, revision, e.id, e.type, data, metadata, recordedAt).lastInsertRowid,
+          );
+          written.rows.push([position, streamId, revision, e.id, e.type, data, metadata, recordedAt]);
+        }
+        this.sql.setRevision.run(streamId, revision);
+        if (stream?.max_count) written.trimmedTo = this.trim(streamId, revision - stream.max_count);
+        return { nextExpectedRevision: revision, position: BigInt(position) };
+      },
+    );
     this.writes = new GroupCommit(db, () => this.wakeup.notify(), durability);
     this.checkpointer = this.startCheckpointer();
   }
@@ -190,10 +194,12 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('wal_autocheckpoint = 0');
     return new WalCheckpointer(file, {
       onError: (err) => {
-        if (this.logger) this.logger.error({ err }, 'WAL checkpointer stopped; SQLite checkpoints on commit from now on');
+        if (this.logger)
+          this.logger.error({ err }, 'WAL checkpointer stopped; SQLite checkpoints on commit from now on');
         else console.error('event store:', err);
         this.checkpointerFailed = true;
-        for (const db of [this.db, this.bookkeepingDb]) if (db?.open) db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT}`);
+        for (const db of [this.db, this.bookkeepingDb])
+          if (db?.open) db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT}`);
       },
     });
   }
@@ -203,11 +209,7 @@ export class SqliteEventStore implements EventStore {
     return this.checkpointer ? this.checkpointer.checkpointNow() : null;
   }
 
-  async append(
-    streamId: string,
-    events: NewEvent[],
-    options: AppendOptions,
-  ): Promise<AppendResult> {
+  async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     assertStreamId(streamId);
     if (events.length === 0) throw new TypeError('append needs at least one event');
     const expected = options.expectedRevision;
@@ -218,17 +220,22 @@ export class SqliteEventStore implements EventStore {
     // Committed with the other appends of this event-loop turn in one IMMEDIATE transaction (the
     // write lock is taken before any revision is read, so two processes cannot both pass the check).
     const written: Written = { rows: [] };
-    return this.writes.write(() => this.appendTx(streamId, prepared, expected, written), options.durability === 'ordered', () => {
-      this.recent.add(written.rows);
-      if (written.trimmedTo !== undefined) this.recent.trim(streamId, written.trimmedTo);
-    });
+    return this.writes.write(
+      () => this.appendTx(streamId, prepared, expected, written),
+      options.durability === 'ordered',
+      () => {
+        this.recent.add(written.rows);
+        if (written.trimmedTo !== undefined) this.recent.trim(streamId, written.trimmedTo);
+      },
+    );
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const from = options.fromRevision ?? (options.backwards ? MAX_REVISION : 0);
     const limit = options.maxCount;
     let rows: EventRow[];
-    if (limit === undefined) rows = (options.backwards ? this.sql.backwardsAll : this.sql.forwardsAll).all(streamId, from);
+    if (limit === undefined)
+      rows = (options.backwards ? this.sql.backwardsAll : this.sql.forwardsAll).all(streamId, from);
     else rows = (options.backwards ? this.sql.backwards : this.sql.forwards).all(streamId, from, limit);
     return rows.map(toStreamEvent);
   }
@@ -282,8 +289,12 @@ export class SqliteEventStore implements EventStore {
 
   consumerGroup(options: ConsumerGroupOptions): ConsumerGroup {
     const deps = {
-      db: this.bookkeeping(), reader: this.reader, wakeup: this.wakeup, clock: this.clock,
-      pollMs: this.pollMs, running: this.runningGroups,
+      db: this.bookkeeping(),
+      reader: this.reader,
+      wakeup: this.wakeup,
+      clock: this.clock,
+      pollMs: this.pollMs,
+      running: this.runningGroups,
     };
     const group = new SqliteConsumerGroup(deps, options);
     this.groups.add(group);

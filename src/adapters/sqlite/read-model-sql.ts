@@ -70,7 +70,12 @@ export function querySql(
 
   if (q.range) {
     const r = f(q.range.field);
-    for (const [op, sqlOp] of [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const) {
+    for (const [op, sqlOp] of [
+      ['gt', '>'],
+      ['gte', '>='],
+      ['lt', '<'],
+      ['lte', '<='],
+    ] as const) {
       const v = q.range[op];
       if (v === undefined) continue;
       // Against NULL every comparison is false: null is outside every range, as in the contract.

@@ -1,7 +1,24 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import type { DocumentRow, FieldValue, IndexSpec, Query, ReadModelStore, Retention, StoredDocument } from '../../ports/read-model-store.js';
-import { columnName, createTableSql, fieldSql, indexedFields, indexSql, querySql, sqlValue, tableName } from './read-model-sql.js';
+import type {
+  DocumentRow,
+  FieldValue,
+  IndexSpec,
+  Query,
+  ReadModelStore,
+  Retention,
+  StoredDocument,
+} from '../../ports/read-model-store.js';
+import {
+  columnName,
+  createTableSql,
+  fieldSql,
+  indexedFields,
+  indexSql,
+  querySql,
+  sqlValue,
+  tableName,
+} from './read-model-sql.js';
 
 type Row = { id: string; seq: number; versions: string; doc: string };
 
@@ -86,7 +103,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       const name = tableName(collection);
       const expired = `${fieldSql(field, this.table(collection).columnSet)} < ?`;
       const ids = this.db.transaction(() => {
-        const found = (this.statement(`SELECT id FROM ${name} WHERE ${expired}`).all(before) as Array<{ id: string }>).map((r) => r.id);
+        const found = (
+          this.statement(`SELECT id FROM ${name} WHERE ${expired}`).all(before) as Array<{ id: string }>
+        ).map((r) => r.id);
         if (found.length) this.statement(`DELETE FROM ${name} WHERE ${expired}`).run(before);
         return found;
       })();
@@ -148,7 +167,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.transaction(() => {
       for (const [id, seq, versions, doc, fields] of rows) {
         let parsed: Record<string, unknown> | undefined;
-        const value = (c: string) => (c in fields ? fields[c] : (parsed ??= JSON.parse(doc) as Record<string, unknown>)[c]);
+        const value = (c: string) =>
+          c in fields ? fields[c] : (parsed ??= JSON.parse(doc) as Record<string, unknown>)[c];
         upsert.run(id, seq, versions, doc, ...columns.map((c) => sqlValue(value(c))));
       }
     })();
@@ -157,7 +177,9 @@ export class SqliteReadModelStore implements ReadModelStore {
   async all<D>(collection: string): Promise<Array<StoredDocument<D>>> {
     this.flush();
     this.table(collection);
-    const rows = this.statement(`SELECT id, seq, versions, doc FROM ${tableName(collection)} ORDER BY id`).all() as Row[];
+    const rows = this.statement(
+      `SELECT id, seq, versions, doc FROM ${tableName(collection)} ORDER BY id`,
+    ).all() as Row[];
     return rows.map((r) => this.parse(collection, r) as StoredDocument<D>);
   }
 
@@ -184,7 +206,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     const k = key(collection, row.id);
     const cached = this.cache.peek(k);
     if (cached?.seq === row.seq) return cached;
-    const doc = { id: row.id, seq: row.seq, versions: JSON.parse(row.versions) as Record<string, number>, doc: JSON.parse(row.doc) as unknown };
+    const doc = {
+      id: row.id,
+      seq: row.seq,
+      versions: JSON.parse(row.versions) as Record<string, number>,
+      doc: JSON.parse(row.doc) as unknown,
+    };
     this.cache.set(k, doc);
     return doc;
   }
@@ -213,7 +240,13 @@ export class SqliteReadModelStore implements ReadModelStore {
         for (const { collection, doc } of pending) {
           const { upsert, columns } = this.table(collection);
           const fields = doc.doc as Record<string, unknown>;
-          upsert.run(doc.id, doc.seq, JSON.stringify(doc.versions), JSON.stringify(doc.doc), ...columns.map((c) => sqlValue(fields[c])));
+          upsert.run(
+            doc.id,
+            doc.seq,
+            JSON.stringify(doc.versions),
+            JSON.stringify(doc.doc),
+            ...columns.map((c) => sqlValue(fields[c])),
+          );
         }
       })();
     } catch (err) {
@@ -237,12 +270,17 @@ export class SqliteReadModelStore implements ReadModelStore {
       .filter((c) => c.startsWith('f_'))
       .map((c) => c.slice(2));
     const names = ['id', 'seq', 'versions', 'doc', ...columns.map(columnName)];
-    const update = `ON CONFLICT (id) DO UPDATE SET ${names.slice(1).map((n) => `${n} = excluded.${n}`).join(', ')}`;
+    const update = `ON CONFLICT (id) DO UPDATE SET ${names
+      .slice(1)
+      .map((n) => `${n} = excluded.${n}`)
+      .join(', ')}`;
     t = {
       columns,
       columnSet: new Set(columns),
       select: this.db.prepare(`SELECT id, seq, versions, doc FROM ${name} WHERE id = ?`),
-      upsert: this.db.prepare(`INSERT INTO ${name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ${update}`),
+      upsert: this.db.prepare(
+        `INSERT INTO ${name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ${update}`,
+      ),
     };
     this.tables.set(collection, t);
     return t;

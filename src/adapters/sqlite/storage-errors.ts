@@ -9,7 +9,9 @@ export function storageError(err: unknown, store: string): unknown {
   if (err instanceof StorageUnavailableError) return err;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return err;
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return new StorageUnavailableError(store, 'full', { cause: err });
-  if (code.startsWith('SQLITE_IOERR') || code === 'EIO' || code === 'EROFS') return new StorageUnavailableError(store, 'io', { cause: err });
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT')
+    return new StorageUnavailableError(store, 'full', { cause: err });
+  if (code.startsWith('SQLITE_IOERR') || code === 'EIO' || code === 'EROFS')
+    return new StorageUnavailableError(store, 'io', { cause: err });
   return err;
 }

@@ -25,7 +25,9 @@ type Row = Omit<WebhookEndpointRecord, 'events'> & { events: string | null };
 
 const COLUMNS =
   'partner_id, environment, url, events, secret_box, secret_hint, previous_secret_box, previous_secret_expires_at, created_at, updated_at, version';
-const PARAMS = COLUMNS.split(', ').map((c) => `@${c}`).join(', ');
+const PARAMS = COLUMNS.split(', ')
+  .map((c) => `@${c}`)
+  .join(', ');
 
 /** Embedded endpoints: one row per partner and environment in service.db. */
 export class SqliteWebhookEndpointStore implements WebhookEndpointStore {
@@ -34,7 +36,9 @@ export class SqliteWebhookEndpointStore implements WebhookEndpointStore {
   constructor(db: Database.Database) {
     db.exec(SCHEMA);
     this.stmts = {
-      get: db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE partner_id = ? AND environment = ?`),
+      get: db.prepare<[string, string], Row>(
+        `SELECT ${COLUMNS} FROM webhook_endpoints WHERE partner_id = ? AND environment = ?`,
+      ),
       insert: db.prepare(`INSERT OR IGNORE INTO webhook_endpoints (${COLUMNS}) VALUES (${PARAMS})`),
       update: db.prepare(
         `UPDATE webhook_endpoints SET url = @url, events = @events, secret_box = @secret_box, secret_hint = @secret_hint,
@@ -53,7 +57,10 @@ export class SqliteWebhookEndpointStore implements WebhookEndpointStore {
   async save(record: WebhookEndpointRecord, expectedVersion: number | null): Promise<boolean> {
     const row = { ...record, events: record.events === null ? null : JSON.stringify(record.events) };
     try {
-      const result = expectedVersion === null ? this.stmts.insert.run(row) : this.stmts.update.run({ ...row, expected: expectedVersion });
+      const result =
+        expectedVersion === null
+          ? this.stmts.insert.run(row)
+          : this.stmts.update.run({ ...row, expected: expectedVersion });
       return result.changes === 1;
     } catch (err) {
       throw storageError(err, 'service database');

@@ -23,7 +23,11 @@ const MAX_FIELDS = 20;
  * (rider positions) legitimately gives a later replay fewer events to absorb for the same result.
  * Values are compared as JSON (what every store keeps), ignoring key order.
  */
-export function diffDocuments(collection: string, expected: Array<StoredDocument<unknown>>, served: Array<StoredDocument<unknown>>): Difference[] {
+export function diffDocuments(
+  collection: string,
+  expected: Array<StoredDocument<unknown>>,
+  served: Array<StoredDocument<unknown>>,
+): Difference[] {
   const byId = new Map(served.map((d) => [d.id, d]));
   const out: Difference[] = [];
   for (const want of expected) {

@@ -47,7 +47,9 @@ export class Replay {
 
   /** Every document of a read model, ordered by id. */
   documents(collection: string): Array<StoredDocument<unknown>> {
-    return [...(this.collections.get(collection)?.values() ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return [...(this.collections.get(collection)?.values() ?? [])].sort((a, b) =>
+      a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+    );
   }
 }
 
@@ -56,10 +58,16 @@ export class UnprojectableEventError extends Error {
   override readonly name = 'UnprojectableEventError';
 }
 
-function project(p: AnyProjection, stored: StoredDocument<unknown> | null, e: RecordedEvent): StoredDocument<unknown> | null {
+function project(
+  p: AnyProjection,
+  stored: StoredDocument<unknown> | null,
+  e: RecordedEvent,
+): StoredDocument<unknown> | null {
   try {
     return applyEvent(p, stored, e);
   } catch (err) {
-    throw new UnprojectableEventError(`${p.name} cannot fold ${e.type} at ${e.streamId}@${e.revision} (position ${e.position}): ${(err as Error).message}`);
+    throw new UnprojectableEventError(
+      `${p.name} cannot fold ${e.type} at ${e.streamId}@${e.revision} (position ${e.position}): ${(err as Error).message}`,
+    );
   }
 }

@@ -15,10 +15,15 @@ export interface ServedReadModels {
 }
 
 /** Served read models kept in a store (MongoDB): positions are the stored checkpoints. */
-export function servedFromStore(store: ReadModelStore, source: string, projections: readonly AnyProjection[] = PROJECTIONS): ServedReadModels {
+export function servedFromStore(
+  store: ReadModelStore,
+  source: string,
+  projections: readonly AnyProjection[] = PROJECTIONS,
+): ServedReadModels {
   return {
     source,
-    positions: async () => new Map(await Promise.all(projections.map(async (p) => [p.name, await store.checkpoint(p.name)] as const))),
+    positions: async () =>
+      new Map(await Promise.all(projections.map(async (p) => [p.name, await store.checkpoint(p.name)] as const))),
     documents: (collection) => store.all(collection),
   };
 }
@@ -58,14 +63,24 @@ export interface AuditOptions {
  * the service to pass that head, and when documents differ while the log has moved, it replays the
  * new events and compares again, so only differences that stay are reported.
  */
-export async function verifyReadModels(events: EventStore, served: ServedReadModels, options: AuditOptions = {}): Promise<AuditReport> {
+export async function verifyReadModels(
+  events: EventStore,
+  served: ServedReadModels,
+  options: AuditOptions = {},
+): Promise<AuditReport> {
   const projections = options.projections ?? PROJECTIONS;
   const replay = new Replay(events, projections);
   const rounds = options.rounds ?? 3;
   for (let round = 1; ; round++) {
     const head = await events.headPosition();
     await replay.advanceTo(head);
-    const positions = await waitUntilApplied(served, projections, head, options.waitMs ?? 10_000, options.pollMs ?? 100);
+    const positions = await waitUntilApplied(
+      served,
+      projections,
+      head,
+      options.waitMs ?? 10_000,
+      options.pollMs ?? 100,
+    );
     const readModels: ReadModelSummary[] = [];
     const differences: Difference[] = [];
     for (const p of projections) {
@@ -73,15 +88,30 @@ export async function verifyReadModels(events: EventStore, served: ServedReadMod
       const expected = kept(replay.documents(p.collection));
       const got = kept(await served.documents(p.collection));
       differences.push(...diffDocuments(p.collection, expected, got));
-      readModels.push({ projection: p.name, collection: p.collection, replayed: expected.length, served: got.length, servedPosition: positions.get(p.name) ?? null });
+      readModels.push({
+        projection: p.name,
+        collection: p.collection,
+        replayed: expected.length,
+        served: got.length,
+        servedPosition: positions.get(p.name) ?? null,
+      });
     }
-    const behind = readModels.filter((r) => r.servedPosition === null || r.servedPosition < head).map((r) => r.projection);
+    const behind = readModels
+      .filter((r) => r.servedPosition === null || r.servedPosition < head)
+      .map((r) => r.projection);
     const moved = (await events.headPosition()) !== head;
-    if (differences.length === 0 || !moved || round >= rounds) return { source: served.source, head, readModels, differences, behind };
+    if (differences.length === 0 || !moved || round >= rounds)
+      return { source: served.source, head, readModels, differences, behind };
   }
 }
 
-async function waitUntilApplied(served: ServedReadModels, projections: readonly AnyProjection[], head: bigint, waitMs: number, pollMs: number): Promise<Map<string, bigint>> {
+async function waitUntilApplied(
+  served: ServedReadModels,
+  projections: readonly AnyProjection[],
+  head: bigint,
+  waitMs: number,
+  pollMs: number,
+): Promise<Map<string, bigint>> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const positions = await served.positions();
@@ -96,7 +126,10 @@ async function waitUntilApplied(served: ServedReadModels, projections: readonly 
  * the served store has purged those past the retention (or will at its next purge). Both sides are
  * cut at the same instant.
  */
-function retained(p: AnyProjection, now: Date): (docs: Array<StoredDocument<unknown>>) => Array<StoredDocument<unknown>> {
+function retained(
+  p: AnyProjection,
+  now: Date,
+): (docs: Array<StoredDocument<unknown>>) => Array<StoredDocument<unknown>> {
   const retention = p.retention;
   if (!retention) return (docs) => docs;
   const cutoff = new Date(now.getTime() - retention.afterMs).toISOString();

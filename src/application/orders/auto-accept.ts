@@ -16,7 +16,9 @@ const AUTO_ACCEPT_CONCURRENCY = 32;
 export class AutoAccept {
   private group: ConsumerGroup | undefined;
 
-  constructor(private readonly deps: { events: EventStore; orders: OrderService; catalog: CatalogReader; logger: Logger }) {}
+  constructor(
+    private readonly deps: { events: EventStore; orders: OrderService; catalog: CatalogReader; logger: Logger },
+  ) {}
 
   async start(): Promise<void> {
     this.group = this.deps.events.consumerGroup({
@@ -44,7 +46,8 @@ export class AutoAccept {
     const orderId = orderIdOf(e.streamId);
     if (orderId === null) return 'ack';
     // Which orders the store wants accepted; whether this one may be accepted now is the machine's call.
-    const wanted = (order: OrderView) => order.environment === 'live' && catalog.current().store(order.store.id)?.auto_accept === true;
+    const wanted = (order: OrderView) =>
+      order.environment === 'live' && catalog.current().store(order.store.id)?.auto_accept === true;
     try {
       await orders.operateIf(
         { actor: 'restaurant', correlationId: String(e.metadata.correlation_id ?? e.id), causationId: e.id },

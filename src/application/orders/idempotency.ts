@@ -33,7 +33,8 @@ function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + ((canonicalJson(value[i]) as string | undefined) ?? '');
+    for (let i = 0; i < value.length; i++)
+      out += (i === 0 ? '' : ',') + ((canonicalJson(value[i]) as string | undefined) ?? '');
     return `${out}]`;
   }
   const record = value as Record<string, unknown>;
@@ -115,7 +116,11 @@ export class IdempotencyKeys {
   }
 
   /** Returns the claim that holds: ours when we won, the earlier one otherwise. */
-  async claim(stream: string, claim: Claim, meta: { partner_id: string; environment: Environment; request_id?: string; client_request_id?: string; at: string }): Promise<{ won: boolean; claim: Claim }> {
+  async claim(
+    stream: string,
+    claim: Claim,
+    meta: { partner_id: string; environment: Environment; request_id?: string; client_request_id?: string; at: string },
+  ): Promise<{ won: boolean; claim: Claim }> {
     const claimed: ClaimEvent = { type: 'IdempotencyKeyClaimed', data: { ...claim, claimed_at: meta.at } };
     const handled = await handleCommand(this.store, stream, CLAIMS, (held) => (held ? [] : [claimed]), {
       // The caller has just found no claim, so the first decision is made without reading. When
@@ -126,7 +131,12 @@ export class IdempotencyKeys {
         return { state: held, revision: held ? 0 : 'no_stream' }; // a claim is the only event of its stream
       },
       metadata: () =>
-        eventMetadata({ actor: 'partner', cause: { requestId: meta.request_id, clientRequestId: meta.client_request_id }, owner: meta, at: meta.at }),
+        eventMetadata({
+          actor: 'partner',
+          cause: { requestId: meta.request_id, clientRequestId: meta.client_request_id },
+          owner: meta,
+          at: meta.at,
+        }),
       // 'ordered': the claim need not be durable before the order is appended, only before the
       // answer, and the order's own append is durable only with the claim.
       durability: 'ordered',
@@ -141,11 +151,14 @@ type ClaimEvent = { type: 'IdempotencyKeyClaimed'; data: Claim & { claimed_at: s
 /** A claim stream folded: its one event, the claim. */
 const CLAIMS = {
   initialState: (): Claim | null => null,
-  evolve: (held: Claim | null, e: ClaimEvent): Claim | null => held ?? { request_hash: e.data.request_hash, order_id: e.data.order_id },
+  evolve: (held: Claim | null, e: ClaimEvent): Claim | null =>
+    held ?? { request_hash: e.data.request_hash, order_id: e.data.order_id },
 };
 
 export function assertSameRequest(claim: Claim, hash: string): void {
   if (claim.request_hash !== hash) {
-    throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body.', { param: 'Idempotency-Key' });
+    throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body.', {
+      param: 'Idempotency-Key',
+    });
   }
 }

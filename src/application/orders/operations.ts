@@ -50,7 +50,8 @@ const ACTOR: Record<OpsAction, CommandContext['actor']> = {
 };
 
 function required<T>(value: T | undefined, name: string): T {
-  if (value === undefined || value === '') throw new ApiError('validation_error', `${name} is required for this action.`, { param: name });
+  if (value === undefined || value === '')
+    throw new ApiError('validation_error', `${name} is required for this action.`, { param: name });
   return value;
 }
 
@@ -81,7 +82,14 @@ function commandFor(action: Exclude<OpsAction, 'rider-location'>, args: OpsArgs,
     case 'ready':
       return { type: 'markReady' };
     case 'assign-rider':
-      return { type: 'assignRider', rider: { name: required(args.name, 'name'), phone: required(args.phone, 'phone'), vehicle: required(args.vehicle, 'vehicle') } };
+      return {
+        type: 'assignRider',
+        rider: {
+          name: required(args.name, 'name'),
+          phone: required(args.phone, 'phone'),
+          vehicle: required(args.vehicle, 'vehicle'),
+        },
+      };
     case 'pickup':
       return { type: 'pickUp' };
     case 'deliver':

@@ -26,7 +26,12 @@ export interface Tracking {
   status: string;
   fulfilment: string;
   timeline: Array<{ status: string; at: string }>;
-  rider: null | { name: string; phone: string; vehicle: string; location: null | { lat: number; lng: number; updated_at: string; stale: boolean } };
+  rider: null | {
+    name: string;
+    phone: string;
+    vehicle: string;
+    location: null | { lat: number; lng: number; updated_at: string; stale: boolean };
+  };
 }
 
 /** Reads served from the read models, after waiting for them to include the caller's writes. */
@@ -41,12 +46,18 @@ export class OrderQueries {
     if (q.status !== undefined) where.status = q.status;
     const query: Query = { where, sort: { field: 'created_at', direction: 'desc' }, limit: q.limit + 1 };
     if (q.created_after !== undefined || q.created_before !== undefined) {
-      query.range = { field: 'created_at', ...(q.created_after ? { gt: q.created_after } : {}), ...(q.created_before ? { lt: q.created_before } : {}) };
+      query.range = {
+        field: 'created_at',
+        ...(q.created_after ? { gt: q.created_after } : {}),
+        ...(q.created_before ? { lt: q.created_before } : {}),
+      };
     }
     if (q.starting_after !== undefined) {
       const cursor = await readModels.store.get<OrderListEntry>(ordersList.collection, q.starting_after);
       if (!cursor || cursor.doc.partner_id !== ctx.partnerId || cursor.doc.environment !== ctx.environment) {
-        throw new ApiError('validation_error', `starting_after: no order with id ${q.starting_after}.`, { param: 'starting_after' });
+        throw new ApiError('validation_error', `starting_after: no order with id ${q.starting_after}.`, {
+          param: 'starting_after',
+        });
       }
       query.after = { value: cursor.doc.created_at, id: cursor.id };
     }
@@ -70,8 +81,19 @@ export class OrderQueries {
     const now = this.deps.clock.now().getTime();
     const rider =
       order.rider && RIDER_VISIBLE.has(order.status)
-        ? { ...order.rider, location: location ? { ...location, stale: now - Date.parse(location.updated_at) > STALE_POSITION_MS } : null }
+        ? {
+            ...order.rider,
+            location: location
+              ? { ...location, stale: now - Date.parse(location.updated_at) > STALE_POSITION_MS }
+              : null,
+          }
         : null;
-    return { order_id: order.order_id, status: order.status, fulfilment: order.fulfilment, timeline: doc.timeline, rider };
+    return {
+      order_id: order.order_id,
+      status: order.status,
+      fulfilment: order.fulfilment,
+      timeline: doc.timeline,
+      rider,
+    };
   }
 }

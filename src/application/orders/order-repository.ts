@@ -77,7 +77,12 @@ export class OrderRepository {
       ...(options.newStream ? { from: NO_ORDER } : {}),
       read: () => this.load(orderId),
       metadata: (state, events) =>
-        eventMetadata({ actor: ctx.actor, cause: ctx, owner: state.order ?? placedOwner(events), at: events[0]!.data.at }),
+        eventMetadata({
+          actor: ctx.actor,
+          cause: ctx,
+          owner: state.order ?? placedOwner(events),
+          at: events[0]!.data.at,
+        }),
     });
     if (handled.position === undefined) return { state: handled.state, events: handled.events, position: 0n };
     // Kept as if loaded: the next command on this order (auto-accept, a minute later a payment)
@@ -89,7 +94,10 @@ export class OrderRepository {
 
   /** Folds `recorded` onto `from` and keeps the result. */
   private keep(orderId: string, from: OrderState, recorded: RecordedEvent[]): CachedOrder {
-    const state = fold(from, recorded.map((e) => ({ type: e.type, data: e.data }) as OrderEvent));
+    const state = fold(
+      from,
+      recorded.map((e) => ({ type: e.type, data: e.data }) as OrderEvent),
+    );
     const loaded = { state: frozen(state), revision: recorded[recorded.length - 1]!.revision };
     this.folded.set(orderId, loaded);
     return loaded;

@@ -22,7 +22,9 @@ export interface PlaceOrderInput {
   fulfilment: 'delivery' | 'pickup';
   items: OrderLineRequest[];
   customer: { name: string; phone: string };
-  delivery_address?: { line1: string; floor?: string | undefined; apartment?: string | undefined; area: string; location: Point } | undefined;
+  delivery_address?:
+    | { line1: string; floor?: string | undefined; apartment?: string | undefined; area: string; location: Point }
+    | undefined;
   payment_method: 'cash' | 'card';
   reference?: string | undefined;
   /** Major units of the store's currency, as the partner sent it. */
@@ -76,7 +78,11 @@ export class OrderService {
    * never re-validates; a different body is a conflict; a claim left without an order (a crash, or a
    * concurrent request still working) is completed by whichever request gets to append the order.
    */
-  async place(ctx: PartnerContext, idempotencyKey: string, input: PlaceOrderInput): Promise<OrderResult & { created: boolean }> {
+  async place(
+    ctx: PartnerContext,
+    idempotencyKey: string,
+    input: PlaceOrderInput,
+  ): Promise<OrderResult & { created: boolean }> {
     const stream = idempotencyStream(ctx.environment, ctx.partnerId, idempotencyKey);
     let claim = await this.keys.find(stream);
     if (claim) {
@@ -90,13 +96,17 @@ export class OrderService {
     let newStream = false;
     if (!claim) {
       const hash = requestHash(input);
-      const result = await this.keys.claim(stream, { request_hash: hash, order_id: order.order_id }, {
-        partner_id: ctx.partnerId,
-        environment: ctx.environment,
-        ...(ctx.requestId ? { request_id: ctx.requestId } : {}),
-        ...(ctx.clientRequestId ? { client_request_id: ctx.clientRequestId } : {}),
-        at,
-      });
+      const result = await this.keys.claim(
+        stream,
+        { request_hash: hash, order_id: order.order_id },
+        {
+          partner_id: ctx.partnerId,
+          environment: ctx.environment,
+          ...(ctx.requestId ? { request_id: ctx.requestId } : {}),
+          ...(ctx.clientRequestId ? { client_request_id: ctx.clientRequestId } : {}),
+          at,
+        },
+      );
       claim = result.claim;
       assertSameRequest(claim, hash);
       newStream = result.won;
@@ -141,7 +151,8 @@ export class OrderService {
       fulfilment: input.fulfilment,
       lines: priced.lines,
       customer: input.customer,
-      delivery_address: input.fulfilment === 'delivery' && input.delivery_address ? { ...input.delivery_address } : null,
+      delivery_address:
+        input.fulfilment === 'delivery' && input.delivery_address ? { ...input.delivery_address } : null,
       payment_method: input.payment_method,
       pricing: priced.pricing,
       promo_code: priced.promo_code,
@@ -188,7 +199,12 @@ export class OrderService {
    * Runs `command` only when `applies` holds for the order as read for the command itself (one read,
    * one fold). Returns whether it ran; a missing order or a false condition writes nothing.
    */
-  async operateIf(ctx: CommandContext, orderId: string, applies: (order: OrderView) => boolean, command: OrderCommand): Promise<boolean> {
+  async operateIf(
+    ctx: CommandContext,
+    orderId: string,
+    applies: (order: OrderView) => boolean,
+    command: OrderCommand,
+  ): Promise<boolean> {
     const handled = await this.orders.handle(orderId, ctx, this.now, (state, now) =>
       state.order && applies(state.order) ? decide(state, command, now) : [],
     );
@@ -217,8 +233,13 @@ function ownedBy(ctx: PartnerContext, state: OrderState, orderId: string): Order
 }
 
 function notPayable(order: OrderView): ApiError {
-  if (order.payment_method !== 'card') return new ApiError('payment_not_required', 'Cash orders are paid on delivery or collection.');
-  if (order.payment_status === 'paid' || order.payment_status === 'refunded' || order.payment_status === 'partially_refunded') {
+  if (order.payment_method !== 'card')
+    return new ApiError('payment_not_required', 'Cash orders are paid on delivery or collection.');
+  if (
+    order.payment_status === 'paid' ||
+    order.payment_status === 'refunded' ||
+    order.payment_status === 'partially_refunded'
+  ) {
     return new ApiError('payment_not_required', 'This order is already paid.');
   }
   return new ApiError('invalid_transition', `The order is ${order.status}; it can no longer be paid.`);
@@ -243,6 +264,11 @@ function tipInMinor(tip: number, currency: Parameters<typeof fromMajor>[1]): num
   } catch {
     throw new ApiError('validation_error', `tip has more decimals than ${currency} allows.`, { param: 'tip' });
   }
-  if (minor > maxTipMinor(currency)) throw new ApiError('validation_error', `tip must be at most ${MAX_TIP[currency]} ${currency} (the store's currency).`, { param: 'tip' });
+  if (minor > maxTipMinor(currency))
+    throw new ApiError(
+      'validation_error',
+      `tip must be at most ${MAX_TIP[currency]} ${currency} (the store's currency).`,
+      { param: 'tip' },
+    );
   return minor;
 }

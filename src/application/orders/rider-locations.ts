@@ -19,7 +19,8 @@ export class RiderLocations {
 
   async record(order: OrderView, point: { lat: number; lng: number }, ctx: CommandContext): Promise<bigint> {
     if (!order.rider) throw new ApiError('invalid_transition', 'No rider is assigned to this order.');
-    if (!TRACKABLE.has(order.status)) throw new ApiError('invalid_transition', `The order is ${order.status}; rider positions are no longer recorded.`);
+    if (!TRACKABLE.has(order.status))
+      throw new ApiError('invalid_transition', `The order is ${order.status}; rider positions are no longer recorded.`);
     if (!(Math.abs(point.lat) <= 90 && Math.abs(point.lng) <= 180)) {
       throw new ApiError('validation_error', 'lat must be within -90..90 and lng within -180..180.', { param: 'lat' });
     }
@@ -27,7 +28,13 @@ export class RiderLocations {
     const stream = riderStream(order.order_id);
     const result = await this.deps.events.append(
       stream,
-      [{ type: 'RiderLocationUpdated', data: { order_id: order.order_id, lat: point.lat, lng: point.lng, at }, metadata: eventMetadata({ actor: ctx.actor, cause: ctx, owner: order, at }) }],
+      [
+        {
+          type: 'RiderLocationUpdated',
+          data: { order_id: order.order_id, lat: point.lat, lng: point.lng, at },
+          metadata: eventMetadata({ actor: ctx.actor, cause: ctx, owner: order, at }),
+        },
+      ],
       { expectedRevision: 'any' },
     );
     if (result.nextExpectedRevision === 0) await this.deps.events.setStreamMaxCount(stream, RIDER_STREAM_MAX_COUNT);

@@ -28,24 +28,38 @@ const LINK_TTL_MS = 30 * 60_000;
 export class BuiltinCheckout implements PaymentProvider {
   constructor(private readonly deps: { events: EventStore; clock: Clock; baseUrl: string }) {}
 
-  async createLink(input: { order_id: string; environment: Environment; amount: number; currency: Currency; description: string }): Promise<PaymentLink> {
+  async createLink(input: {
+    order_id: string;
+    environment: Environment;
+    amount: number;
+    currency: Currency;
+    description: string;
+  }): Promise<PaymentLink> {
     const sessionId = `cs_${randomToken(24)}`;
     const now = this.deps.clock.now();
     const expires_at = new Date(now.getTime() + LINK_TTL_MS).toISOString();
-    const created: SessionEvent = { type: 'CheckoutSessionCreated', data: { ...input, expires_at, at: now.toISOString() } };
+    const created: SessionEvent = {
+      type: 'CheckoutSessionCreated',
+      data: { ...input, expires_at, at: now.toISOString() },
+    };
     await handleCommand(this.deps.events, streamOf(sessionId), SESSIONS, () => [created], {
       // A new random id: its stream is empty, and another session with it would be a fault, not a race.
       from: NO_SESSION,
       retries: 0,
       metadata: () => metadata(input, now),
     });
-    return { id: `pl_${refOf(sessionId)}`, url: `${this.deps.baseUrl.replace(/\/$/, '')}/checkout/${sessionId}`, expires_at };
+    return {
+      id: `pl_${refOf(sessionId)}`,
+      url: `${this.deps.baseUrl.replace(/\/$/, '')}/checkout/${sessionId}`,
+      expires_at,
+    };
   }
 
   async session(sessionId: string): Promise<CheckoutSession | null> {
     if (!/^cs_[0-9A-Za-z]{20,64}$/.test(sessionId)) return null;
     let session = SESSIONS.initialState();
-    for (const e of await this.deps.events.readStream(streamOf(sessionId))) session = SESSIONS.evolve(session, { type: e.type, data: e.data } as SessionEvent);
+    for (const e of await this.deps.events.readStream(streamOf(sessionId)))
+      session = SESSIONS.evolve(session, { type: e.type, data: e.data } as SessionEvent);
     return session && { ...session, provider_ref: `pl_${refOf(sessionId)}` };
   }
 
@@ -57,13 +71,19 @@ export class BuiltinCheckout implements PaymentProvider {
   async complete(sessionId: string, session: CheckoutSession, outcome: 'paid' | 'failed'): Promise<boolean> {
     const now = this.deps.clock.now();
     const completed: SessionEvent = { type: 'CheckoutSessionCompleted', data: { outcome, at: now.toISOString() } };
-    const handled = await handleCommand(this.deps.events, streamOf(sessionId), SESSIONS, (s) => (s?.outcome ? [] : [completed]), {
-      // The session as the caller read it (created, no outcome yet). Of two outcomes, the one
-      // appended second conflicts and stays refused.
-      from: { state: session, revision: 0 },
-      onConflict: 'return',
-      metadata: () => metadata(session, now),
-    });
+    const handled = await handleCommand(
+      this.deps.events,
+      streamOf(sessionId),
+      SESSIONS,
+      (s) => (s?.outcome ? [] : [completed]),
+      {
+        // The session as the caller read it (created, no outcome yet). Of two outcomes, the one
+        // appended second conflicts and stays refused.
+        from: { state: session, revision: 0 },
+        onConflict: 'return',
+        metadata: () => metadata(session, now),
+      },
+    );
     return !handled.conflict && handled.events.length > 0;
   }
 }
@@ -77,13 +97,20 @@ type SessionEvent =
 const SESSIONS = {
   initialState: (): SessionFacts | null => null,
   evolve: (session: SessionFacts | null, e: SessionEvent): SessionFacts | null =>
-    e.type === 'CheckoutSessionCreated' ? { ...e.data, outcome: null } : session && { ...session, outcome: e.data.outcome },
+    e.type === 'CheckoutSessionCreated'
+      ? { ...e.data, outcome: null }
+      : session && { ...session, outcome: e.data.outcome },
 };
 
 const NO_SESSION: ReadStream<SessionFacts | null> = { state: null, revision: 'no_stream' };
 
 function metadata(session: { order_id: string; environment: Environment }, now: Date) {
-  return eventMetadata({ actor: 'system', owner: { environment: session.environment }, orderId: session.order_id, at: now.toISOString() });
+  return eventMetadata({
+    actor: 'system',
+    owner: { environment: session.environment },
+    orderId: session.order_id,
+    at: now.toISOString(),
+  });
 }
 
 const refOf = (sessionId: string) => sha256Hex(sessionId).slice(0, 24);

@@ -1,7 +1,15 @@
 import type { GroupKey } from './groups.js';
 
 /** slug, name, Arabic name, description, Arabic description, price in Kuwaiti fils, modifier groups. */
-export type ItemTpl = [slug: string, name: string, nameAr: string, description: string, descriptionAr: string | null, fils: number, groups?: GroupKey[]];
+export type ItemTpl = [
+  slug: string,
+  name: string,
+  nameAr: string,
+  description: string,
+  descriptionAr: string | null,
+  fils: number,
+  groups?: GroupKey[],
+];
 
 export interface SectionTpl {
   id: string;
@@ -21,4 +29,9 @@ export interface MenuTpl {
   sections: SectionTpl[];
 }
 
-export const section = (id: string, name: string, nameAr: string, items: ItemTpl[]): SectionTpl => ({ id, name, nameAr, items });
+export const section = (id: string, name: string, nameAr: string, items: ItemTpl[]): SectionTpl => ({
+  id,
+  name,
+  nameAr,
+  items,
+});

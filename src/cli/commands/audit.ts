@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
 import type { ProjectionStatus } from '../../application/read-models.js';
 import type { StoredDocument } from '../../ports/read-model-store.js';
-import { servedFromStore, verifyReadModels, type AuditReport, type ServedReadModels } from '../../application/audit/verify.js';
+import {
+  servedFromStore,
+  verifyReadModels,
+  type AuditReport,
+  type ServedReadModels,
+} from '../../application/audit/verify.js';
 import type { Difference } from '../../application/audit/diff.js';
 import { parsePositiveInt } from '../options.js';
 import { printJson, withEventLog } from '../context.js';
@@ -11,7 +16,9 @@ export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('Check the read models against the event log');
   audit
     .command('verify')
-    .description('Replay the whole log into fresh read models and compare them with the ones the service serves; exit 1 on any difference')
+    .description(
+      'Replay the whole log into fresh read models and compare them with the ones the service serves; exit 1 on any difference',
+    )
     .option('--url <url>', 'embedded mode: base URL of the running service (default http://localhost:$PORT)')
     .option('--wait <seconds>', 'how long to wait for the service to apply the newest events', parsePositiveInt, 10)
     .option('--json', 'print the report as JSON')
@@ -47,13 +54,18 @@ Examples:
 function servedThroughApi(api: InternalApi): ServedReadModels {
   return {
     source: `${api.url} (internal API)`,
-    positions: async () => new Map((await api.get<ProjectionStatus[]>('/internal/projections')).data.map((s) => [s.name, BigInt(s.position)])),
+    positions: async () =>
+      new Map(
+        (await api.get<ProjectionStatus[]>('/internal/projections')).data.map((s) => [s.name, BigInt(s.position)]),
+      ),
     documents: async (collection) => {
       const docs: Array<StoredDocument<unknown>> = [];
       let after: string | null = null;
       do {
         const query: string = `limit=5000${after ? `&starting_after=${encodeURIComponent(after)}` : ''}`;
-        const page = await api.get<Array<StoredDocument<unknown>>>(`/internal/read-models/${encodeURIComponent(collection)}?${query}`);
+        const page = await api.get<Array<StoredDocument<unknown>>>(
+          `/internal/read-models/${encodeURIComponent(collection)}?${query}`,
+        );
         docs.push(...page.data);
         after = page.pagination?.has_more ? page.pagination.next_starting_after : null;
       } while (after);

@@ -13,7 +13,10 @@ export function registerCatalogCommands(program: Command): void {
     .description('Validate a catalog file and make it the current catalog; a bad file changes nothing')
     .argument('<file>', 'catalog JSON file (format: docs/catalog.md)')
     .option('--json', 'print the stats as one JSON object')
-    .addHelpText('after', '\nEvery problem is printed to stderr as "<JSON path>: <message>" and the command exits 1.\nA running server serves the new catalog within a few seconds.')
+    .addHelpText(
+      'after',
+      '\nEvery problem is printed to stderr as "<JSON path>: <message>" and the command exits 1.\nA running server serves the new catalog within a few seconds.',
+    )
     .action(async (file: string, opts: { json?: boolean }) => {
       const json = readJson(file);
       await withStores(async (stores) => {
@@ -25,7 +28,9 @@ export function registerCatalogCommands(program: Command): void {
         } catch (err) {
           if (!(err instanceof CatalogImportError)) throw err;
           for (const p of err.problems) process.stderr.write(`${p.path}: ${p.message}\n`);
-          throw new CliError(`${file} was not imported: ${err.problems.length} problem(s); the current catalog is unchanged`);
+          throw new CliError(
+            `${file} was not imported: ${err.problems.length} problem(s); the current catalog is unchanged`,
+          );
         }
       });
     });

@@ -5,7 +5,9 @@ import { CliError, cliConfig, withStores } from '../context.js';
 
 /** The way out of a refusal at start when what was lost cannot be restored (docs/operations.md, The data directory). */
 export function registerDataDirCommands(program: Command): void {
-  const dataDir = program.command('data-dir').description('Accept a loss the service refuses to start on, when no backup can restore it');
+  const dataDir = program
+    .command('data-dir')
+    .description('Accept a loss the service refuses to start on, when no backup can restore it');
 
   dataDir
     .command('adopt')
@@ -18,7 +20,10 @@ export function registerDataDirCommands(program: Command): void {
         'idempotency keys, or partners, keys, catalog and webhook endpoints) is gone for good after this. Stop the service first.',
     )
     .action((opts: { yes?: boolean }) => {
-      if (!opts.yes) throw new CliError('data-dir adopt accepts the loss the refusal described: run it again with --yes (and no service running)');
+      if (!opts.yes)
+        throw new CliError(
+          'data-dir adopt accepts the loss the refusal described: run it again with --yes (and no service running)',
+        );
       const config = cliConfig();
       if (config.EVENT_STORE !== 'embedded' || config.READ_STORE !== 'embedded') {
         throw new CliError('data-dir adopt is for the embedded stores (EVENT_STORE=embedded and READ_STORE=embedded)');
@@ -29,7 +34,9 @@ export function registerDataDirCommands(program: Command): void {
 
   dataDir
     .command('reseal-webhook-secrets')
-    .description('Give every webhook endpoint a new signing secret sealed with the current key, after the old key is lost for good')
+    .description(
+      'Give every webhook endpoint a new signing secret sealed with the current key, after the old key is lost for good',
+    )
     .option('--yes', 'really replace every signing secret')
     .addHelpText(
       'after',
@@ -39,13 +46,20 @@ export function registerDataDirCommands(program: Command): void {
         'its signature checks fail. Stop the service first.',
     )
     .action(async (opts: { yes?: boolean }) => {
-      if (!opts.yes) throw new CliError('data-dir reseal-webhook-secrets replaces every webhook signing secret: run it again with --yes (and no service running)');
+      if (!opts.yes)
+        throw new CliError(
+          'data-dir reseal-webhook-secrets replaces every webhook signing secret: run it again with --yes (and no service running)',
+        );
       await withStores(
         async (stores, config) => {
           // The key the service will use (webhooks/module.ts): a new key file when there is none.
-          const key = config.WEBHOOK_SECRETS_KEY ? parseKeyFromConfig(config.WEBHOOK_SECRETS_KEY) : loadOrCreateKeyFile(config.dataDir);
+          const key = config.WEBHOOK_SECRETS_KEY
+            ? parseKeyFromConfig(config.WEBHOOK_SECRETS_KEY)
+            : loadOrCreateKeyFile(config.dataDir);
           const count = await resealWebhookSecrets(stores, key, new Date());
-          process.stdout.write(`resealed ${count} webhook endpoint(s); each partner gets its new secret with POST /v1/webhooks/endpoint/rotate-secret\n`);
+          process.stdout.write(
+            `resealed ${count} webhook endpoint(s); each partner gets its new secret with POST /v1/webhooks/endpoint/rotate-secret\n`,
+          );
         },
         { webhookKeyCheck: false },
       );

@@ -36,13 +36,20 @@ export class InternalApi {
   private async call<T>(method: string, path: string): Promise<Envelope<T>> {
     let res: Response;
     try {
-      res = await fetch(`${this.url}${path}`, { method, headers: { authorization: `Bearer ${this.token}` }, signal: AbortSignal.timeout(30_000) });
+      res = await fetch(`${this.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${this.token}` },
+        signal: AbortSignal.timeout(30_000),
+      });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (err as Error).message;
-      throw new CliError(`cannot reach the service at ${this.url} (${why}): is it running? Pass --url if it listens elsewhere.`);
+      throw new CliError(
+        `cannot reach the service at ${this.url} (${why}): is it running? Pass --url if it listens elsewhere.`,
+      );
     }
-    const body = (await res.json().catch(() => null)) as (Envelope<T> & { error?: { code: string; message: string } }) | null;
+    const body = (await res.json().catch(() => null)) as
+      (Envelope<T> & { error?: { code: string; message: string } }) | null;
     if (res.ok && body && 'data' in body) return body;
     if (res.status === 401) throw new CliError(`the service at ${this.url} refused ADMIN_TOKEN (401).`);
     const error = body?.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${res.status}`;

@@ -28,21 +28,38 @@ export function registerKeyCommands(program: Command): void {
     .option('--scopes <scopes>', 'comma-separated scopes (default: every scope)', parseScopes)
     .option('--rate-limit <n>', 'requests per minute (default: DEFAULT_RATE_LIMIT_PER_MIN)', parsePositiveInt)
     .option('--json', 'print one JSON object')
-    .action(async (opts: { partner: string; environment: Environment; scopes?: Scope[]; rateLimit?: number; json?: boolean }) => {
-      await withStores(async (stores, config) => {
-        const admin = new PartnerAdmin(stores.partners, systemClock, config.DEFAULT_RATE_LIMIT_PER_MIN);
-        if (!(await stores.partners.getPartner(opts.partner))) throw new CliError(`No partner with id ${opts.partner}`);
-        const { record, key } = await admin.createKey({
-          partnerId: opts.partner,
-          environment: opts.environment,
-          ...(opts.scopes ? { scopes: opts.scopes } : {}),
-          ...(opts.rateLimit ? { rateLimitPerMin: opts.rateLimit } : {}),
+    .action(
+      async (opts: {
+        partner: string;
+        environment: Environment;
+        scopes?: Scope[];
+        rateLimit?: number;
+        json?: boolean;
+      }) => {
+        await withStores(async (stores, config) => {
+          const admin = new PartnerAdmin(stores.partners, systemClock, config.DEFAULT_RATE_LIMIT_PER_MIN);
+          if (!(await stores.partners.getPartner(opts.partner)))
+            throw new CliError(`No partner with id ${opts.partner}`);
+          const { record, key } = await admin.createKey({
+            partnerId: opts.partner,
+            environment: opts.environment,
+            ...(opts.scopes ? { scopes: opts.scopes } : {}),
+            ...(opts.rateLimit ? { rateLimitPerMin: opts.rateLimit } : {}),
+          });
+          const out = {
+            key_id: record.id,
+            key,
+            environment: record.environment,
+            scopes: record.scopes,
+            rate_limit_per_min: record.rate_limit_per_min,
+          };
+          if (opts.json) return printJson(out);
+          process.stdout.write(
+            `Key ${record.id} (${record.environment}): ${key}\nStore it now: it is not shown again.\n`,
+          );
         });
-        const out = { key_id: record.id, key, environment: record.environment, scopes: record.scopes, rate_limit_per_min: record.rate_limit_per_min };
-        if (opts.json) return printJson(out);
-        process.stdout.write(`Key ${record.id} (${record.environment}): ${key}\nStore it now: it is not shown again.\n`);
-      });
-    });
+      },
+    );
 
   keys
     .command('list')

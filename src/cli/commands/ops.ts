@@ -26,22 +26,34 @@ export function registerOpsCommands(program: Command): void {
     .option('--lat <n>', 'rider-location: latitude', parseNumber)
     .option('--lng <n>', 'rider-location: longitude', parseNumber)
     .option('--json', 'print the order as JSON')
-    .addHelpText('after', '\nExamples:\n  ops ord_123 accept\n  ops ord_123 assign-rider --name Ahmed --phone +96555512345 --vehicle motorbike\n  ops ord_123 refund --amount 1.250')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ops ord_123 accept\n  ops ord_123 assign-rider --name Ahmed --phone +96555512345 --vehicle motorbike\n  ops ord_123 refund --amount 1.250',
+    )
     .action(async (orderId: string, action: string, opts: OpsArgs & { json?: boolean }) => {
-      if (!(OPS_ACTIONS as readonly string[]).includes(action)) throw new CliError(`unknown action ${action}; one of ${OPS_ACTIONS.join(', ')}`);
+      if (!(OPS_ACTIONS as readonly string[]).includes(action))
+        throw new CliError(`unknown action ${action}; one of ${OPS_ACTIONS.join(', ')}`);
       // The service it builds seals and opens webhook signing secrets: the key must open them.
-      await withStores(async (stores, config) => {
-        // Loaded here, not at the top: the whole service (Express, metrics, webhooks) would slow every CLI command's start.
-        const { buildServices } = await import('../../composition/server.js');
-        const services = await buildServices(config, stores, { logger: createLogger({ level: 'silent', pretty: false }), clock: systemClock });
-        try {
-          const order = await runOperation(services, orderId, action as OpsAction, opts, { requestId: `cli_${process.pid}` });
-          if (opts.json) return printJson(toPublicOrder(order));
-          process.stdout.write(`${order.order_id}: ${order.status} (payment ${order.payment_status})\n`);
-        } catch (err) {
-          if (isApiError(err)) throw new CliError(`${err.code}: ${err.message}`);
-          throw err;
-        }
-      }, { webhookKeyCheck: true });
+      await withStores(
+        async (stores, config) => {
+          // Loaded here, not at the top: the whole service (Express, metrics, webhooks) would slow every CLI command's start.
+          const { buildServices } = await import('../../composition/server.js');
+          const services = await buildServices(config, stores, {
+            logger: createLogger({ level: 'silent', pretty: false }),
+            clock: systemClock,
+          });
+          try {
+            const order = await runOperation(services, orderId, action as OpsAction, opts, {
+              requestId: `cli_${process.pid}`,
+            });
+            if (opts.json) return printJson(toPublicOrder(order));
+            process.stdout.write(`${order.order_id}: ${order.status} (payment ${order.payment_status})\n`);
+          } catch (err) {
+            if (isApiError(err)) throw new CliError(`${err.code}: ${err.message}`);
+            throw err;
+          }
+        },
+        { webhookKeyCheck: true },
+      );
     });
 }

@@ -19,27 +19,45 @@ export interface HistoryEntry {
 }
 
 export function registerOrderCommands(program: Command): void {
-  const orders = program.command('orders').description('Look into orders straight from the event store (no server needed)');
+  const orders = program
+    .command('orders')
+    .description('Look into orders straight from the event store (no server needed)');
   orders
     .command('history')
     .description("Every event of an order's stream in order, with the status after each (folded by the order machine)")
     .argument('<order_id>', 'order id, e.g. ord_... or sbx_...')
     .option('--json', 'print the history as JSON')
-    .addHelpText('after', '\nExamples:\n  orders history ord_2x8kq3\n  orders history sbx_9f2 --json | jq ".events[].type"')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  orders history ord_2x8kq3\n  orders history sbx_9f2 --json | jq ".events[].type"',
+    )
     .action(async (orderId: string, opts: { json?: boolean }) => {
       await withEventLog(async (log) => {
         const events = await log.readStream(orderStream(orderId));
-        if (events.length === 0) throw new CliError(`no order with id ${orderId} (stream ${orderStream(orderId)} is empty)`);
+        if (events.length === 0)
+          throw new CliError(`no order with id ${orderId} (stream ${orderStream(orderId)} is empty)`);
         const entries = foldHistory(events);
         if (opts.json) printJson({ order_id: orderId, stream: orderStream(orderId), events: entries });
         else process.stdout.write(entries.map(describe).join(''));
-        if (entries.some((e) => e.error)) throw new CliError(`the order machine refuses this history at revision ${entries.find((e) => e.error)!.revision}`);
+        if (entries.some((e) => e.error))
+          throw new CliError(
+            `the order machine refuses this history at revision ${entries.find((e) => e.error)!.revision}`,
+          );
       });
     });
 }
 
 /** Folds a stored order stream one event at a time; after a refused event the status is unknown. */
-export function foldHistory(events: Array<{ revision: number; position: bigint; type: string; data: Record<string, unknown>; metadata: Record<string, unknown>; recordedAt: Date }>): HistoryEntry[] {
+export function foldHistory(
+  events: Array<{
+    revision: number;
+    position: bigint;
+    type: string;
+    data: Record<string, unknown>;
+    metadata: Record<string, unknown>;
+    recordedAt: Date;
+  }>,
+): HistoryEntry[] {
   // Stored events: replayed through the machine's table (foldView), as the read models replay them.
   let view: OrderView | null = null;
   let refused = false;

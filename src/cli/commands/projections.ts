@@ -7,10 +7,13 @@ import { PROJECTIONS } from '../../../projections/index.js';
 import { InternalApi } from './internal-api.js';
 
 const URL_HELP = 'base URL of the running service (default http://localhost:$PORT)';
-const TOKEN_HELP = '\nThe read models live in the running service: these commands use its /internal API with ADMIN_TOKEN from the environment.';
+const TOKEN_HELP =
+  '\nThe read models live in the running service: these commands use its /internal API with ADMIN_TOKEN from the environment.';
 
 export function registerProjectionCommands(program: Command): void {
-  const projections = program.command('projections').description("The service's read models: progress and rebuilds (through a running service)");
+  const projections = program
+    .command('projections')
+    .description("The service's read models: progress and rebuilds (through a running service)");
   projections
     .command('status')
     .description("Each projection's applied position, stored checkpoint, the log head and the lag")
@@ -20,7 +23,17 @@ export function registerProjectionCommands(program: Command): void {
     .action(async (opts: { url?: string; json?: boolean }) => {
       const status = (await new InternalApi(opts).get<ProjectionStatus[]>('/internal/projections')).data;
       if (opts.json) printJson(status);
-      else printTable(status.map(({ name, collection, position, checkpoint, head, lag }) => ({ name, collection, position, checkpoint, head, lag })));
+      else
+        printTable(
+          status.map(({ name, collection, position, checkpoint, head, lag }) => ({
+            name,
+            collection,
+            position,
+            checkpoint,
+            head,
+            lag,
+          })),
+        );
     });
   projections
     .command('rebuild')
@@ -31,25 +44,35 @@ export function registerProjectionCommands(program: Command): void {
     .addHelpText('after', `${TOKEN_HELP}\n\nExamples:\n  projections rebuild orders-list\n  projections rebuild`)
     .action(async (name: string | undefined, opts: { url?: string; timeout: number }) => {
       const api = new InternalApi(opts);
-      const names = name ? [name] : (await api.get<ProjectionStatus[]>('/internal/projections')).data.map((s) => s.name);
+      const names = name
+        ? [name]
+        : (await api.get<ProjectionStatus[]>('/internal/projections')).data.map((s) => s.name);
       for (const n of names) {
-        const started = (await api.post<ProjectionStatus>(`/internal/projections/${encodeURIComponent(n)}/rebuild`)).data;
+        const started = (await api.post<ProjectionStatus>(`/internal/projections/${encodeURIComponent(n)}/rebuild`))
+          .data;
         process.stdout.write(`rebuilding ${n} from position 0 up to ${started.head}...\n`);
       }
       const deadline = Date.now() + opts.timeout * 1000;
       for (;;) {
-        const status = (await api.get<ProjectionStatus[]>('/internal/projections')).data.filter((s) => names.includes(s.name));
+        const status = (await api.get<ProjectionStatus[]>('/internal/projections')).data.filter((s) =>
+          names.includes(s.name),
+        );
         if (status.every((s) => s.lag === '0')) {
           for (const s of status) process.stdout.write(`rebuilt ${s.name}: at position ${s.position}\n`);
           return;
         }
-        if (Date.now() > deadline) throw new CliError(`still rebuilding after ${opts.timeout} s (it goes on in the service): ${status.map((s) => `${s.name} lag ${s.lag}`).join(', ')}`);
+        if (Date.now() > deadline)
+          throw new CliError(
+            `still rebuilding after ${opts.timeout} s (it goes on in the service): ${status.map((s) => `${s.name} lag ${s.lag}`).join(', ')}`,
+          );
         await delay(200);
       }
     });
   projections
     .command('reset')
-    .description('Drop every read model and its checkpoint in the configured read store, with no service running; the next start rebuilds them from the log')
+    .description(
+      'Drop every read model and its checkpoint in the configured read store, with no service running; the next start rebuilds them from the log',
+    )
     .option('--yes', 'really drop them')
     .addHelpText(
       'after',
@@ -58,7 +81,10 @@ export function registerProjectionCommands(program: Command): void {
         'Stop every replica first.\n\nExample:\n  READ_STORE=mongodb MONGODB_URL=... WEBHOOK_SECRETS_KEY=... projections reset --yes',
     )
     .action(async (opts: { yes?: boolean }) => {
-      if (!opts.yes) throw new CliError('projections reset drops every read model: run it again with --yes (and no service running)');
+      if (!opts.yes)
+        throw new CliError(
+          'projections reset drops every read model: run it again with --yes (and no service running)',
+        );
       await withStores(async (stores) => {
         for (const p of PROJECTIONS) {
           await stores.readModels.reset(p.name, p.collection);

@@ -11,11 +11,18 @@ export function registerStreamCommands(program: Command): void {
     .option('--prefix <prefix>', 'only streams whose name starts with this, e.g. order- or rider-')
     .option('--limit <n>', 'at most this many streams', parsePositiveInt, 100)
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExamples:\n  streams list --prefix order-\n  streams list --prefix rider- --limit 10 --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  streams list --prefix order-\n  streams list --prefix rider- --limit 10 --json',
+    )
     .action(async (opts: { prefix?: string; limit: number; json?: boolean }) => {
       await withEventLog(async (events) => {
         const list = await events.listStreams({ limit: opts.limit, ...(opts.prefix ? { prefix: opts.prefix } : {}) });
-        const rows = list.map((s) => ({ stream: s.streamId, last_revision: s.lastRevision, events: s.lastRevision + 1 }));
+        const rows = list.map((s) => ({
+          stream: s.streamId,
+          last_revision: s.lastRevision,
+          events: s.lastRevision + 1,
+        }));
         if (opts.json) printJson(rows);
         else printTable(rows);
       });

@@ -6,9 +6,32 @@
 import { ApiError } from '../errors.js';
 import { deliveryQuote, type DeliveryQuote } from './geo.js';
 import type { Catalog, Category, Item, Offer, Point, Store, Vertical } from './model.js';
-import { activeOffers, bestAutomaticOffer, isActive, promoKey, storeOffers, validatePromo, type AppliedOffer, type Basket, type PromoValidation } from './offers.js';
+import {
+  activeOffers,
+  bestAutomaticOffer,
+  isActive,
+  promoKey,
+  storeOffers,
+  validatePromo,
+  type AppliedOffer,
+  type Basket,
+  type PromoValidation,
+} from './offers.js';
 import { BoundedMemo } from './bounded-memo.js';
-import { indexStore, listStores, matchCatalog, searchCatalog, type IndexedItem, type IndexedStore, type Page, type SearchQuery, type SearchResult, type StoreHit, type StoreListQuery, type TextMatch } from './search.js';
+import {
+  indexStore,
+  listStores,
+  matchCatalog,
+  searchCatalog,
+  type IndexedItem,
+  type IndexedStore,
+  type Page,
+  type SearchQuery,
+  type SearchResult,
+  type StoreHit,
+  type StoreListQuery,
+  type TextMatch,
+} from './search.js';
 import { memoisedStatus, type StoreStatus } from './status.js';
 import { parseCatalog } from './validate.js';
 
@@ -93,7 +116,8 @@ export class CatalogIndex {
   requireItem(storeId: string, itemId: string): Item {
     this.requireStore(storeId);
     const item = this.item(storeId, itemId);
-    if (!item) throw new ApiError('item_not_found', `No item with id ${itemId} in store ${storeId}.`, { param: 'item_id' });
+    if (!item)
+      throw new ApiError('item_not_found', `No item with id ${itemId} in store ${storeId}.`, { param: 'item_id' });
     return item;
   }
 
@@ -116,7 +140,12 @@ export class CatalogIndex {
   /** Live offers; with a point, only those redeemable at a store delivering there. */
   offers(at: Date, point?: Point): Offer[] {
     if (!point) return activeOffers(this.catalog.offers, null, at);
-    const reachable = listStores(this.entries, { point, page: 1, limit: Number.MAX_SAFE_INTEGER }, at, this.statusOf).data.map((h) => h.store);
+    const reachable = listStores(
+      this.entries,
+      { point, page: 1, limit: Number.MAX_SAFE_INTEGER },
+      at,
+      this.statusOf,
+    ).data.map((h) => h.store);
     return activeOffers(this.catalog.offers, reachable, at);
   }
 

@@ -29,7 +29,11 @@ export function pointInPolygon(p: Point, polygon: readonly Point[]): boolean {
   return inside;
 }
 
-export function inDeliveryZone(store: Pick<Store, 'location' | 'delivery_zone'>, point: Point, distance = distanceMetres(store.location, point)): boolean {
+export function inDeliveryZone(
+  store: Pick<Store, 'location' | 'delivery_zone'>,
+  point: Point,
+  distance = distanceMetres(store.location, point),
+): boolean {
   const zone: DeliveryZone = store.delivery_zone;
   return zone.type === 'radius' ? distance <= zone.radius_m : pointInPolygon(point, zone.points);
 }

@@ -11,7 +11,9 @@ export const VERTICALS = ['restaurant', 'pharmacy', 'grocery'] as const;
 export type Vertical = (typeof VERTICALS)[number];
 
 /** Ids travel in URL paths: keep them to a safe alphabet. */
-const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'id: 1-64 of A-Z a-z 0-9 _ - (not starting with _ or -)');
+const Id = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'id: 1-64 of A-Z a-z 0-9 _ - (not starting with _ or -)');
 const Name = z.string().trim().min(1).max(120);
 const Text = z.string().max(1000);
 const ImageUrl = z.url({ protocol: /^https?$/ }).max(500);
@@ -69,15 +71,31 @@ export const ItemSchema = z
   })
   .superRefine((item, ctx) => {
     if (item.original_price !== null && item.original_price <= item.price) {
-      ctx.addIssue({ code: 'custom', path: ['original_price'], message: 'original_price must exceed price (or be null)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['original_price'],
+        message: 'original_price must exceed price (or be null)',
+      });
     }
-    reportDuplicates(item.modifier_groups.map((g) => g.id), ['modifier_groups'], 'id', ctx);
+    reportDuplicates(
+      item.modifier_groups.map((g) => g.id),
+      ['modifier_groups'],
+      'id',
+      ctx,
+    );
     // Orders name options by id alone, so option ids are unique across the item's groups.
-    const options = item.modifier_groups.flatMap((g, gi) => g.options.map((o, oi) => ({ id: o.id, path: ['modifier_groups', gi, 'options', oi, 'id'] })));
+    const options = item.modifier_groups.flatMap((g, gi) =>
+      g.options.map((o, oi) => ({ id: o.id, path: ['modifier_groups', gi, 'options', oi, 'id'] })),
+    );
     reportDuplicatePaths(options, ctx, 'option id repeated within the item');
   });
 
-export const MenuCategorySchema = z.strictObject({ id: Id, name: Name, name_ar: Name.nullable(), items: z.array(ItemSchema).max(1000) });
+export const MenuCategorySchema = z.strictObject({
+  id: Id,
+  name: Name,
+  name_ar: Name.nullable(),
+  items: z.array(ItemSchema).max(1000),
+});
 
 /** close <= open: the span runs past midnight into the next day (equal: 24 hours). */
 const SpanSchema = z.strictObject({ day: z.enum(WEEKDAYS), open: Hhmm, close: CloseHhmm });
@@ -85,7 +103,10 @@ export type OpeningSpan = z.infer<typeof SpanSchema>;
 
 export const DeliveryZoneSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('radius'), radius_m: z.int().min(100).max(100_000) }),
-  z.strictObject({ type: z.literal('polygon'), points: z.array(PointSchema).min(3, 'a polygon needs at least 3 points').max(500) }),
+  z.strictObject({
+    type: z.literal('polygon'),
+    points: z.array(PointSchema).min(3, 'a polygon needs at least 3 points').max(500),
+  }),
 ]);
 export type DeliveryZone = z.infer<typeof DeliveryZoneSchema>;
 
@@ -96,18 +117,33 @@ const FeeRulesSchema = z
   .superRefine((rules, ctx) => {
     rules.forEach((rule, i) => {
       const prev = rules[i - 1];
-      if (prev && rule.up_to_m <= prev.up_to_m) ctx.addIssue({ code: 'custom', path: [i, 'up_to_m'], message: 'up_to_m must increase from rule to rule' });
+      if (prev && rule.up_to_m <= prev.up_to_m)
+        ctx.addIssue({ code: 'custom', path: [i, 'up_to_m'], message: 'up_to_m must increase from rule to rule' });
     });
   });
 
 const ClosuresSchema = z
   .array(z.strictObject({ date: IsoDate, reason: z.string().max(200) }))
   .max(400)
-  .superRefine((closures, ctx) => reportDuplicates(closures.map((c) => c.date), [], 'date', ctx));
+  .superRefine((closures, ctx) =>
+    reportDuplicates(
+      closures.map((c) => c.date),
+      [],
+      'date',
+      ctx,
+    ),
+  );
 
 const MenuSchema = z.strictObject({ categories: z.array(MenuCategorySchema).max(100) }).superRefine((menu, ctx) => {
-  reportDuplicates(menu.categories.map((c) => c.id), ['categories'], 'id', ctx);
-  const items = menu.categories.flatMap((c, ci) => c.items.map((it, ii) => ({ id: it.id, path: ['categories', ci, 'items', ii, 'id'] })));
+  reportDuplicates(
+    menu.categories.map((c) => c.id),
+    ['categories'],
+    'id',
+    ctx,
+  );
+  const items = menu.categories.flatMap((c, ci) =>
+    c.items.map((it, ii) => ({ id: it.id, path: ['categories', ci, 'items', ii, 'id'] })),
+  );
   reportDuplicatePaths(items, ctx, 'item id repeated within the store');
 });
 
@@ -122,7 +158,12 @@ export const StoreSchema = z.strictObject({
   description_ar: Text.nullable(),
   image_url: ImageUrl,
   location: PointSchema,
-  address: z.strictObject({ line1: Name, area: Name, city: Name, country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166 alpha-2 code') }),
+  address: z.strictObject({
+    line1: Name,
+    area: Name,
+    city: Name,
+    country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166 alpha-2 code'),
+  }),
   time_zone: z.string().refine(isValidTimeZone, 'unknown IANA time zone'),
   opening_hours: z.array(SpanSchema).max(50),
   closures: ClosuresSchema,
@@ -162,7 +203,10 @@ export const OfferSchema = z
     starts_at: IsoInstant,
     ends_at: IsoInstant,
     /** null: applied automatically; otherwise redeemed by entering this code (case-insensitive). */
-    promo_code: z.string().regex(/^[A-Za-z0-9_-]{3,32}$/, 'promo code: 3-32 of A-Z 0-9 _ -').nullable(),
+    promo_code: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{3,32}$/, 'promo code: 3-32 of A-Z 0-9 _ -')
+      .nullable(),
     verticals: z.array(z.enum(VERTICALS)).min(1).optional(),
     cities: z.array(Name).min(1).optional(),
   })
@@ -170,7 +214,8 @@ export const OfferSchema = z
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     if (o.scope === 'store' && o.store_id === undefined) issue('store_id', 'a store offer needs store_id');
     if (o.scope === 'platform' && o.store_id !== undefined) issue('store_id', 'a platform offer has no store_id');
-    if ((o.kind === 'percent') !== (o.percent_bp !== undefined)) issue('percent_bp', 'percent_bp is set exactly for percent offers');
+    if ((o.kind === 'percent') !== (o.percent_bp !== undefined))
+      issue('percent_bp', 'percent_bp is set exactly for percent offers');
     if ((o.kind === 'fixed') !== (o.amount !== undefined)) issue('amount', 'amount is set exactly for fixed offers');
     const hasMoney = o.kind === 'fixed' || o.min_subtotal > 0 || o.max_discount !== null;
     if (hasMoney && o.currency === null) issue('currency', 'currency is required when the offer has amounts');
@@ -198,7 +243,11 @@ type Ctx = z.core.$RefinementCtx;
 type Path = (string | number)[];
 
 function reportDuplicates(values: string[], at: Path, field: string, ctx: Ctx): void {
-  reportDuplicatePaths(values.map((id, i) => ({ id, path: [...at, i, field] })), ctx, `${field} repeated`);
+  reportDuplicatePaths(
+    values.map((id, i) => ({ id, path: [...at, i, field] })),
+    ctx,
+    `${field} repeated`,
+  );
 }
 
 function reportDuplicatePaths(entries: { id: string; path: Path }[], ctx: Ctx, message: string): void {

@@ -69,7 +69,12 @@ export interface AppliedOffer {
 }
 
 /** The automatic (code-less) offer worth most to this basket; ties go to the lower offer id. */
-export function bestAutomaticOffer(offers: readonly Offer[], store: Store, basket: Basket, at: Date): AppliedOffer | null {
+export function bestAutomaticOffer(
+  offers: readonly Offer[],
+  store: Store,
+  basket: Basket,
+  at: Date,
+): AppliedOffer | null {
   let best: AppliedOffer | null = null;
   for (const offer of storeOffers(offers, store, at)) {
     if (offer.promo_code !== null) continue;
@@ -82,12 +87,19 @@ export function bestAutomaticOffer(offers: readonly Offer[], store: Store, baske
   return best;
 }
 
-export const PROMO_REJECTIONS = ['unknown_code', 'not_yet_valid', 'expired', 'wrong_store', 'not_eligible', 'below_minimum', 'no_discount'] as const;
+export const PROMO_REJECTIONS = [
+  'unknown_code',
+  'not_yet_valid',
+  'expired',
+  'wrong_store',
+  'not_eligible',
+  'below_minimum',
+  'no_discount',
+] as const;
 export type PromoRejection = (typeof PROMO_REJECTIONS)[number];
 
 export type PromoValidation =
-  | ({ valid: true } & AppliedOffer)
-  | { valid: false; reason: PromoRejection; offer: Offer | null };
+  ({ valid: true } & AppliedOffer) | { valid: false; reason: PromoRejection; offer: Offer | null };
 
 /** Codes are matched without regard to case or surrounding spaces. */
 export function promoKey(code: string): string {
@@ -100,7 +112,13 @@ export function promoKey(code: string): string {
  * excluded), below_minimum (subtotal under min_subtotal), no_discount (nothing to take off,
  * e.g. free delivery on a pickup order).
  */
-export function validatePromo(byCode: ReadonlyMap<string, Offer>, code: string, store: Store, basket: Basket, at: Date): PromoValidation {
+export function validatePromo(
+  byCode: ReadonlyMap<string, Offer>,
+  code: string,
+  store: Store,
+  basket: Basket,
+  at: Date,
+): PromoValidation {
   const offer = byCode.get(promoKey(code));
   if (!offer) return { valid: false, reason: 'unknown_code', offer: null };
   const reject = (reason: PromoRejection): PromoValidation => ({ valid: false, reason, offer });

@@ -72,7 +72,12 @@ interface Ranked<T> {
   id: string;
 }
 
-export function listStores(entries: readonly IndexedStore[], query: StoreListQuery, at: Date, statusOf: StatusFn = storeStatus): Page<StoreHit> {
+export function listStores(
+  entries: readonly IndexedStore[],
+  query: StoreListQuery,
+  at: Date,
+  statusOf: StatusFn = storeStatus,
+): Page<StoreHit> {
   const q = query.q === undefined ? null : matchForms(query.q);
   if (q !== null && q[0] === '') return page([], query); // only punctuation: matches nothing
   const ranked: Ranked<{ store: Store; status: StoreStatus | null; distance_m: number | null }>[] = [];
@@ -89,7 +94,10 @@ export function listStores(entries: readonly IndexedStore[], query: StoreListQue
     ranked.push({ hit: { store, status, distance_m: distance }, rank, distance, name: entry.sortKey, id: store.id });
   }
   const order = query.point ? byDistanceThenRank : byRankThenDistance;
-  const result = page(ranked.sort(order).map((r) => r.hit), query);
+  const result = page(
+    ranked.sort(order).map((r) => r.hit),
+    query,
+  );
   return { ...result, data: result.data.map((h) => ({ ...h, status: h.status ?? statusOf(h.store, at) })) };
 }
 
@@ -138,7 +146,11 @@ export function matchCatalog(entries: readonly IndexedStore[], text: string): Te
       const itemRank = bestRank(it.keys, q);
       if (itemRank === null) continue;
       // Sold-out items sort after every available match of the same quality.
-      items.push({ indexed: it, rank: itemRank * 2 + (it.item.available ? 0 : 1), id: `${entry.store.id}/${it.item.id}` });
+      items.push({
+        indexed: it,
+        rank: itemRank * 2 + (it.item.available ? 0 : 1),
+        id: `${entry.store.id}/${it.item.id}`,
+      });
     }
     if (rank !== null || items.length > 0) out.push({ entry, rank, items });
   }
@@ -172,8 +184,14 @@ export function searchCatalog(
     }
   }
   return {
-    stores: stores.sort(byRankThenDistance).slice(0, query.limit).map((r) => ({ store: r.hit, status: statusOf(r.hit, at), distance_m: r.distance })),
-    items: items.sort(byRankThenDistance).slice(0, query.limit).map((r) => r.hit),
+    stores: stores
+      .sort(byRankThenDistance)
+      .slice(0, query.limit)
+      .map((r) => ({ store: r.hit, status: statusOf(r.hit, at), distance_m: r.distance })),
+    items: items
+      .sort(byRankThenDistance)
+      .slice(0, query.limit)
+      .map((r) => r.hit),
   };
 }
 

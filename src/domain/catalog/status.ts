@@ -27,8 +27,14 @@ type Statusable = Hours & Pick<Store, 'snoozed_until' | 'busy' | 'accepting_orde
 
 export function storeStatus(store: Statusable, at: Date): StoreStatus {
   const reason = closedReason(store, at);
-  if (reason !== null) return { status: 'closed', accepting_orders: false, closed_reason: reason, opens_at: nextOpening(store, at) };
-  return { status: store.busy ? 'busy' : 'open', accepting_orders: store.accepting_orders, closed_reason: null, opens_at: null };
+  if (reason !== null)
+    return { status: 'closed', accepting_orders: false, closed_reason: reason, opens_at: nextOpening(store, at) };
+  return {
+    status: store.busy ? 'busy' : 'open',
+    accepting_orders: store.accepting_orders,
+    closed_reason: null,
+    opens_at: null,
+  };
 }
 
 export type StatusFn = (store: Store, at: Date) => StoreStatus;
@@ -42,7 +48,8 @@ export function memoisedStatus(): StatusFn {
   const memo = new WeakMap<Store, { minute: number; status: StoreStatus }>();
   return (store, at) => {
     const minute = Math.floor(at.getTime() / 60_000);
-    if (store.snoozed_until !== null && Math.floor(Date.parse(store.snoozed_until) / 60_000) === minute) return storeStatus(store, at);
+    if (store.snoozed_until !== null && Math.floor(Date.parse(store.snoozed_until) / 60_000) === minute)
+      return storeStatus(store, at);
     const hit = memo.get(store);
     if (hit && hit.minute === minute) return hit.status;
     const status = Object.freeze(storeStatus(store, at));
@@ -93,7 +100,9 @@ function nextOpening(store: Statusable, at: Date): string | null {
   for (let k = 0; k <= 7; k++) {
     const date = addDays(now.date, k);
     const day = weekdayOf(date);
-    const spans = store.opening_hours.filter((span) => span.day === day && (k > 0 || minutesOf(span.open) > now.minute));
+    const spans = store.opening_hours.filter(
+      (span) => span.day === day && (k > 0 || minutesOf(span.open) > now.minute),
+    );
     const candidates = spans.map((span) => instantOf(date, minutesOf(span.open), store.time_zone, offset).getTime());
     if (snoozeEnd !== null) candidates.push(snoozeEnd);
     for (const t of candidates.sort((a, b) => a - b)) {

@@ -6,10 +6,10 @@
 const MARKS = /[\u0300-\u036f\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]/g; // accents, harakat, tatweel
 const LETTER_FOLDS: Record<string, string> = {
   '\u0671': 'ا', // alef wasla (أ إ آ already decompose to ا + mark)
-  'ى': 'ي',
-  'ی': 'ي', // Persian yeh
-  'ک': 'ك', // keheh
-  'ة': 'ه',
+  ى: 'ي',
+  ی: 'ي', // Persian yeh
+  ک: 'ك', // keheh
+  ة: 'ه',
 };
 
 export function normalise(text: string): string {

@@ -25,14 +25,19 @@ export function validateCatalog(json: unknown): CatalogValidation {
   const parsed = CatalogSchema.safeParse(json);
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.flatMap(toProblems).slice(0, MAX_PROBLEMS) };
   const problems = crossReferenceProblems(parsed.data);
-  return problems.length === 0 ? { ok: true, catalog: parsed.data } : { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
+  return problems.length === 0
+    ? { ok: true, catalog: parsed.data }
+    : { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
 }
 
 /** Like validateCatalog but throws; for data that should already be valid (stored snapshots). */
 export function parseCatalog(json: unknown): Catalog {
   const result = validateCatalog(json);
   if (result.ok) return result.catalog;
-  const first = result.problems.slice(0, 5).map((p) => `${p.path}: ${p.message}`).join('; ');
+  const first = result.problems
+    .slice(0, 5)
+    .map((p) => `${p.path}: ${p.message}`)
+    .join('; ');
   throw new Error(`invalid catalog (${result.problems.length} problems): ${first}`);
 }
 
@@ -52,11 +57,22 @@ function crossReferenceProblems(catalog: Catalog): CatalogProblem[] {
   const problems: CatalogProblem[] = [];
   const add = (path: PropertyKey[], message: string) => problems.push({ path: formatPath(path), message });
 
-  const categoryIds = firstIndexById(catalog.categories.map((c) => c.id), (i, id) => add(['categories', i, 'id'], `category id repeated: ${id}`));
-  const storeIds = firstIndexById(catalog.stores.map((s) => s.id), (i, id) => add(['stores', i, 'id'], `store id repeated: ${id}`));
-  firstIndexById(catalog.offers.map((o) => o.id), (i, id) => add(['offers', i, 'id'], `offer id repeated: ${id}`));
+  const categoryIds = firstIndexById(
+    catalog.categories.map((c) => c.id),
+    (i, id) => add(['categories', i, 'id'], `category id repeated: ${id}`),
+  );
+  const storeIds = firstIndexById(
+    catalog.stores.map((s) => s.id),
+    (i, id) => add(['stores', i, 'id'], `store id repeated: ${id}`),
+  );
+  firstIndexById(
+    catalog.offers.map((o) => o.id),
+    (i, id) => add(['offers', i, 'id'], `offer id repeated: ${id}`),
+  );
   const codes = catalog.offers.map((o) => o.promo_code?.toUpperCase() ?? null);
-  firstIndexById(codes, (i, code) => add(['offers', i, 'promo_code'], `promo code repeated (codes ignore case): ${code}`));
+  firstIndexById(codes, (i, code) =>
+    add(['offers', i, 'promo_code'], `promo code repeated (codes ignore case): ${code}`),
+  );
 
   catalog.stores.forEach((store, si) => {
     store.category_ids.forEach((id, ci) => {

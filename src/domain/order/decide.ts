@@ -38,7 +38,13 @@ export function can(state: OrderState, fact: OrderEvent): boolean {
 /** Whether the machine would take a payment of the order's total now: an unpaid card order, still placed. */
 export function awaitsPayment(state: OrderState): boolean {
   const order = state.order;
-  return !!order && can(state, { type: 'PaymentSucceeded', data: { amount: order.pricing.total, provider_ref: '', at: order.updated_at } });
+  return (
+    !!order &&
+    can(state, {
+      type: 'PaymentSucceeded',
+      data: { amount: order.pricing.total, provider_ref: '', at: order.updated_at },
+    })
+  );
 }
 
 /**
@@ -55,11 +61,14 @@ export function decide(state: OrderState, command: OrderCommand, at: string): Or
   if (!order) throw new ApiError('order_not_found');
   switch (command.type) {
     case 'cancelByPartner':
-      return emit(state, [{ type: 'OrderCancelled', data: { by: 'partner', reason: command.reason, at } }], () =>
-        new ApiError(
-          'order_not_cancellable',
-          `The order is ${order.status}; only placed or confirmed orders can be cancelled.`,
-        ),
+      return emit(
+        state,
+        [{ type: 'OrderCancelled', data: { by: 'partner', reason: command.reason, at } }],
+        () =>
+          new ApiError(
+            'order_not_cancellable',
+            `The order is ${order.status}; only placed or confirmed orders can be cancelled.`,
+          ),
       );
     case 'accept':
       return emit(state, [{ type: 'OrderAccepted', data: { by: command.by, at } }], () =>
@@ -83,11 +92,15 @@ export function decide(state: OrderState, command: OrderCommand, at: string): Or
       );
     case 'deliver':
       return emit(state, [{ type: 'OrderDelivered', data: { at } }], () =>
-        order.fulfilment === 'pickup' ? invalid('Pickup orders are collected, not delivered.') : refused(order, 'deliver'),
+        order.fulfilment === 'pickup'
+          ? invalid('Pickup orders are collected, not delivered.')
+          : refused(order, 'deliver'),
       );
     case 'collect':
       return emit(state, [{ type: 'OrderCollected', data: { at } }], () =>
-        order.fulfilment === 'delivery' ? invalid('Delivery orders are delivered, not collected.') : refused(order, 'collect'),
+        order.fulfilment === 'delivery'
+          ? invalid('Delivery orders are delivered, not collected.')
+          : refused(order, 'collect'),
       );
     case 'cancelByRestaurant':
       return emit(
@@ -102,14 +115,20 @@ export function decide(state: OrderState, command: OrderCommand, at: string): Or
       // If a payment of the total would be accepted, the amount is at fault.
       return emit(state, [{ type: 'PaymentSucceeded', data: { amount, provider_ref, at } }], () =>
         awaitsPayment(state)
-          ? new ApiError('validation_error', `Payment of ${amount} does not match the order total ${order.pricing.total}.`, {
-              param: 'amount',
-            })
+          ? new ApiError(
+              'validation_error',
+              `Payment of ${amount} does not match the order total ${order.pricing.total}.`,
+              {
+                param: 'amount',
+              },
+            )
           : paymentRefused(order),
       );
     }
     case 'recordPaymentFailed':
-      return emit(state, [{ type: 'PaymentFailed', data: { reason: command.reason, at } }], () => paymentRefused(order));
+      return emit(state, [{ type: 'PaymentFailed', data: { reason: command.reason, at } }], () =>
+        paymentRefused(order),
+      );
     case 'sandboxAdvance':
       return sandboxAdvance(state, order, at);
   }

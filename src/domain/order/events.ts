@@ -123,9 +123,8 @@ export const ORDER_EVENT_TYPES = [
 ] as const satisfies readonly OrderEventType[];
 
 // Compile-time check that the list above names every event of the union.
-const _everyTypeListed: [Exclude<OrderEventType, (typeof ORDER_EVENT_TYPES)[number]>] extends [never]
-  ? true
-  : never = true;
+const _everyTypeListed: [Exclude<OrderEventType, (typeof ORDER_EVENT_TYPES)[number]>] extends [never] ? true : never =
+  true;
 
 export function isOrderEventType(type: string): type is OrderEventType {
   return (ORDER_EVENT_TYPES as readonly string[]).includes(type);

@@ -62,8 +62,7 @@ const refundIsConsistent = (context: OrderContext, event: OrderEvent): boolean =
   event.data.refunded_total <= context.total;
 
 const awaitingCardPayment = (context: OrderContext): boolean =>
-  context.payment_method === 'card' &&
-  (context.payment_status === 'pending' || context.payment_status === 'failed');
+  context.payment_method === 'card' && (context.payment_status === 'pending' || context.payment_status === 'failed');
 
 /** What a guard or a context update is given: the context before the event, and the event. */
 export interface MachineArgs {
@@ -77,7 +76,8 @@ export interface MachineArgs {
  * (transition-table.ts) calls the same functions, so neither holds a second copy of a rule.
  */
 export const orderGuards = {
-  paymentAllowsAcceptance: ({ context }: MachineArgs) => context.payment_method === 'cash' || context.payment_status === 'paid',
+  paymentAllowsAcceptance: ({ context }: MachineArgs) =>
+    context.payment_method === 'cash' || context.payment_status === 'paid',
   isDelivery: ({ context }: MachineArgs) => context.fulfilment === 'delivery',
   isPickup: ({ context }: MachineArgs) => context.fulfilment === 'pickup',
   deliveryWithRider: ({ context }: MachineArgs) => context.fulfilment === 'delivery' && context.rider !== null,
@@ -114,7 +114,8 @@ export const orderContextUpdates = {
   markPaid: (): Partial<OrderContext> => ({ payment_status: 'paid' }),
   markPaymentFailed: (): Partial<OrderContext> => ({ payment_status: 'failed' }),
   // Cash is collected at the door or the counter; card orders are already paid by then.
-  settleCash: ({ context }: MachineArgs): Partial<OrderContext> => (context.payment_method === 'cash' ? { payment_status: 'paid' } : {}),
+  settleCash: ({ context }: MachineArgs): Partial<OrderContext> =>
+    context.payment_method === 'cash' ? { payment_status: 'paid' } : {},
   recordFullRefund: ({ event }: MachineArgs): Partial<OrderContext> => {
     assertEvent(event, 'OrderRefunded');
     return { refunded_total: event.data.refunded_total, payment_status: 'refunded' };

@@ -51,23 +51,32 @@ export function priceOrder(catalog: CatalogIndex, req: PricingRequest, at: Date)
   const subtotal = sum(lines.map((l) => l.line_total));
   const delivery_fee = req.fulfilment === 'delivery' ? feeFor(store, req.location!) : 0;
   if (subtotal < store.minimum_order) {
-    throw new ApiError('below_minimum_order', `${store.name} needs a subtotal of at least ${store.minimum_order} minor units (${store.currency}).`, {
-      param: 'items',
-      extra: { minimum_order_minor: store.minimum_order },
-    });
+    throw new ApiError(
+      'below_minimum_order',
+      `${store.name} needs a subtotal of at least ${store.minimum_order} minor units (${store.currency}).`,
+      {
+        param: 'items',
+        extra: { minimum_order_minor: store.minimum_order },
+      },
+    );
   }
   const basket = { subtotal, delivery_fee };
   let applied: AppliedOffer | null;
   if (req.promo_code !== undefined) {
     const result = catalog.validatePromo(req.promo_code, store.id, basket, at);
     if (!result.valid) {
-      throw new ApiError('invalid_promo_code', `The promo code cannot be applied: ${result.reason}.`, { param: 'promo_code', extra: { reason: result.reason } });
+      throw new ApiError('invalid_promo_code', `The promo code cannot be applied: ${result.reason}.`, {
+        param: 'promo_code',
+        extra: { reason: result.reason },
+      });
     }
     applied = result;
   } else {
     applied = catalog.bestAutomaticOffer(store.id, basket, at);
   }
-  const discount = applied ? Math.min(applied.discount, applied.applies_to === 'delivery_fee' ? delivery_fee : subtotal) : 0;
+  const discount = applied
+    ? Math.min(applied.discount, applied.applies_to === 'delivery_fee' ? delivery_fee : subtotal)
+    : 0;
   const total = subtotal + delivery_fee + req.tip - discount;
   return {
     store,
@@ -81,18 +90,31 @@ export function priceOrder(catalog: CatalogIndex, req: PricingRequest, at: Date)
 function feeFor(store: Store, location: Point): number {
   const distance = distanceMetres(store.location, location);
   if (!inDeliveryZone(store, location, distance)) {
-    throw new ApiError('out_of_zone', `The address is ${distance} m from ${store.name}, outside its delivery area.`, { param: 'delivery_address.location' });
+    throw new ApiError('out_of_zone', `The address is ${distance} m from ${store.name}, outside its delivery area.`, {
+      param: 'delivery_address.location',
+    });
   }
   return deliveryFee(store, distance);
 }
 
 function priceLine(catalog: CatalogIndex, store: Store, line: OrderLineRequest, path: string): OrderLine {
   const item = catalog.item(store.id, line.item_id);
-  if (!item) throw new ApiError('item_not_found', `No item with id ${line.item_id} in store ${store.id}.`, { param: `${path}.item_id` });
-  if (!item.available) throw new ApiError('item_unavailable', `${item.name} is not available right now.`, { param: `${path}.item_id` });
+  if (!item)
+    throw new ApiError('item_not_found', `No item with id ${line.item_id} in store ${store.id}.`, {
+      param: `${path}.item_id`,
+    });
+  if (!item.available)
+    throw new ApiError('item_unavailable', `${item.name} is not available right now.`, { param: `${path}.item_id` });
   const options = chooseOptions(item, line.modifier_ids ?? [], path);
   const eachWithOptions = item.price + sum(options.map((o) => o.price));
-  return { item_id: item.id, name: item.name, quantity: line.quantity, unit_price: item.price, options, line_total: eachWithOptions * line.quantity };
+  return {
+    item_id: item.id,
+    name: item.name,
+    quantity: line.quantity,
+    unit_price: item.price,
+    options,
+    line_total: eachWithOptions * line.quantity,
+  };
 }
 
 /** Resolves option ids against the item's groups and enforces each group's min/max. */

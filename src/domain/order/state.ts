@@ -1,11 +1,5 @@
 import type { OrderEvent, OrderPlacedData, Rider } from './events.js';
-import {
-  statusOf,
-  type Cancellation,
-  type OrderSnapshot,
-  type OrderStatus,
-  type PaymentStatus,
-} from './machine.js';
+import { statusOf, type Cancellation, type OrderSnapshot, type OrderStatus, type PaymentStatus } from './machine.js';
 import { INITIAL_SNAPSHOT, nextSnapshot, replayStep, type OrderMachineState } from './step.js';
 
 /** The current order: everything OrderPlaced said, plus what happened since. */
@@ -90,7 +84,9 @@ function foldWith<S extends OrderMachineState>(
     const next = step(machine, event);
     if (next === machine) {
       const status = statusOf(machine);
-      throw new OrderHistoryError(`stored event ${event.type} is not accepted in ${status ? `status ${status}` : 'an unplaced order'}`);
+      throw new OrderHistoryError(
+        `stored event ${event.type} is not accepted in ${status ? `status ${status}` : 'an unplaced order'}`,
+      );
     }
     machine = next;
     if (event.type === 'OrderPlaced') placed = event.data;

@@ -39,13 +39,27 @@ export function transitionTable<V extends string, C extends object, E extends { 
   const fail = (what: string): never => {
     throw new Error(`transitionTable: machine ${machine.id} ${what}`);
   };
-  if (root.transitions.size > 0 || root.entry.length || root.exit.length || root.always || root.after.length || root.invoke.length) {
+  if (
+    root.transitions.size > 0 ||
+    root.entry.length ||
+    root.exit.length ||
+    root.always ||
+    root.after.length ||
+    root.invoke.length
+  ) {
     fail('has transitions, actions or actors on its root');
   }
   if (root.initial.actions.length) fail('has actions on its initial transition');
   const table = new Map<string, Map<string, Array<Candidate<C, E>>>>();
   for (const node of Object.values(root.states)) {
-    if ((node.type !== 'atomic' && node.type !== 'final') || node.entry.length || node.exit.length || node.always || node.after.length || node.invoke.length) {
+    if (
+      (node.type !== 'atomic' && node.type !== 'final') ||
+      node.entry.length ||
+      node.exit.length ||
+      node.always ||
+      node.after.length ||
+      node.invoke.length
+    ) {
       fail(`state ${node.key} is not a plain atomic or final state`);
     }
     if (node.type === 'final' && node.transitions.size > 0) fail(`final state ${node.key} has transitions`);
@@ -55,14 +69,21 @@ export function transitionTable<V extends string, C extends object, E extends { 
       byEvent.set(
         eventType,
         transitions.map((t) => {
-          if ((t.target?.length ?? 0) > 1 || t.target?.some((s) => s.parent !== root)) fail(`state ${node.key} has an unsupported target on ${eventType}`);
-          if (!t.target && t.actions.length === 0) fail(`state ${node.key} has a transition on ${eventType} that does nothing`);
+          if ((t.target?.length ?? 0) > 1 || t.target?.some((s) => s.parent !== root))
+            fail(`state ${node.key} has an unsupported target on ${eventType}`);
+          if (!t.target && t.actions.length === 0)
+            fail(`state ${node.key} has a transition on ${eventType} that does nothing`);
           const guard = t.guard === undefined ? undefined : typeof t.guard === 'string' ? guards[t.guard] : undefined;
-          if (t.guard !== undefined && !guard) fail(`state ${node.key} has a guard on ${eventType} that is not a named guard`);
+          if (t.guard !== undefined && !guard)
+            fail(`state ${node.key} has a guard on ${eventType} that is not a named guard`);
           return {
             target: t.target?.[0]?.key,
             guard,
-            updates: t.actions.map((a) => (typeof a === 'string' && updates[a]) || fail(`state ${node.key} has an action on ${eventType} that is not a named context update`)),
+            updates: t.actions.map(
+              (a) =>
+                (typeof a === 'string' && updates[a]) ||
+                fail(`state ${node.key} has an action on ${eventType} that is not a named context update`),
+            ),
           };
         }),
       );

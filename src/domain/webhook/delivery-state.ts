@@ -104,7 +104,14 @@ export function evolveDelivery(state: DeliveryState | null, event: DeliveryEvent
 }
 
 function withAttempt(state: DeliveryState, a: AttemptData): DeliveryState {
-  const record: AttemptRecord = { at: a.at, trigger: a.trigger, url: a.url, status: a.status, duration_ms: a.duration_ms, error: a.error };
+  const record: AttemptRecord = {
+    at: a.at,
+    trigger: a.trigger,
+    url: a.url,
+    status: a.status,
+    duration_ms: a.duration_ms,
+    error: a.error,
+  };
   return {
     ...state,
     url: a.url,

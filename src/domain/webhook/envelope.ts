@@ -41,18 +41,28 @@ export function webhookEventId(sourceEventId: string, type: EventType): string {
  * - order.refunded: every OrderRefunded (partial or full).
  * RiderAssigned changes neither the status nor the payment, so it sends nothing.
  */
-export function orderWebhookTypes(sourceType: OrderEventType, before: OrderView | null, after: OrderView): OrderWebhookType[] {
+export function orderWebhookTypes(
+  sourceType: OrderEventType,
+  before: OrderView | null,
+  after: OrderView,
+): OrderWebhookType[] {
   if (sourceType === 'OrderPlaced' || !before) return ['order.created'];
   const types: OrderWebhookType[] = [];
   if (before.status !== after.status) types.push('order.status_changed');
-  const paymentChanged = before.payment_status !== after.payment_status || before.refunded_total !== after.refunded_total;
-  if (paymentChanged || sourceType === 'PaymentSucceeded' || sourceType === 'PaymentFailed') types.push('order.payment_updated');
+  const paymentChanged =
+    before.payment_status !== after.payment_status || before.refunded_total !== after.refunded_total;
+  if (paymentChanged || sourceType === 'PaymentSucceeded' || sourceType === 'PaymentFailed')
+    types.push('order.payment_updated');
   if (sourceType === 'OrderRefunded') types.push('order.refunded');
   return types;
 }
 
 /** The envelopes of one stored order event: `data.order` is the order right after that event. */
-export function orderEnvelopes(source: { id: string; type: OrderEventType }, before: OrderView | null, after: OrderView): WebhookEnvelope[] {
+export function orderEnvelopes(
+  source: { id: string; type: OrderEventType },
+  before: OrderView | null,
+  after: OrderView,
+): WebhookEnvelope[] {
   const order = toPublicOrder(after);
   return orderWebhookTypes(source.type, before, after).map((type) => ({
     id: webhookEventId(source.id, type),
@@ -68,7 +78,12 @@ export function orderEnvelopes(source: { id: string; type: OrderEventType }, bef
 export const TEST_EVENT_MESSAGE = 'This is a test event sent because you called POST /v1/webhooks/test.';
 
 /** The body of a `webhook.test` event. `sourceId` is unique per request, so each test is a new event. */
-export function testEnvelope(input: { sourceId: string; partnerId: string; environment: Environment; created: string }): WebhookEnvelope {
+export function testEnvelope(input: {
+  sourceId: string;
+  partnerId: string;
+  environment: Environment;
+  created: string;
+}): WebhookEnvelope {
   return {
     id: webhookEventId(input.sourceId, 'webhook.test'),
     object: 'event',

@@ -6,7 +6,11 @@ import type { Principal } from '../../application/key-resolver.js';
  * A path that matched no route (405, or a body refused before routing) with every segment that is
  * not a plain word shown as `:id`: ids, or a key pasted into a URL by mistake, never reach the log.
  */
-const pathShape = (path: string): string => path.split('/').map((s) => (s === '' || /^[a-z][a-z0-9-]*$/.test(s) ? s : ':id')).join('/');
+const pathShape = (path: string): string =>
+  path
+    .split('/')
+    .map((s) => (s === '' || /^[a-z][a-z0-9-]*$/.test(s) ? s : ':id'))
+    .join('/');
 
 /**
  * One log line per request, written when the response has finished. Never logs headers, bodies or
@@ -30,7 +34,8 @@ export function accessLog(logger: Logger): (req: Request, res: Response) => void
       request_id: locals.requestId as string,
       client_request_id: locals.clientRequestId as string | undefined,
       method: req.method,
-      route: (req.route as { path: string } | undefined)?.path ?? (status === 404 ? '(unmatched)' : pathShape(req.path)),
+      route:
+        (req.route as { path: string } | undefined)?.path ?? (status === 404 ? '(unmatched)' : pathShape(req.path)),
       status,
       duration_ms: performance.now() - (locals.startedAt as number),
       partner_id: principal?.partner.id,

@@ -10,7 +10,10 @@ import type { Logger } from '../../shared/logger.js';
 const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
 
 function invalidKey(): ApiError {
-  return new ApiError('invalid_api_key', 'The API key is not valid. Send "Authorization: Bearer <API_KEY>" with an active key.');
+  return new ApiError(
+    'invalid_api_key',
+    'The API key is not valid. Send "Authorization: Bearer <API_KEY>" with an active key.',
+  );
 }
 
 export interface AuthThrottleOptions {
@@ -79,13 +82,20 @@ export class AuthThrottle {
     failures.count++;
     const res = req.res;
     if (failures.count <= this.budget) {
-      if (failures.count === 1) this.options.logger.info(this.fields(req, address, error), 'authentication failed (more from this address this minute are counted, not logged)');
+      if (failures.count === 1)
+        this.options.logger.info(
+          this.fields(req, address, error),
+          'authentication failed (more from this address this minute are counted, not logged)',
+        );
       else this.quiet(res);
       throw error;
     }
     const msLeft = failures.endsAt - now;
     if (failures.count === this.budget + 1) {
-      this.options.logger.warn({ ...this.fields(req, address, error), failures: failures.count, retry_after_s: Math.ceil(msLeft / 1000) }, 'authentication throttled: too many failures from this address');
+      this.options.logger.warn(
+        { ...this.fields(req, address, error), failures: failures.count, retry_after_s: Math.ceil(msLeft / 1000) },
+        'authentication throttled: too many failures from this address',
+      );
     } else this.quiet(res);
     throw throttled(req, msLeft);
   }
@@ -113,7 +123,11 @@ export class AuthThrottle {
   }
 
   private fields(req: Request, address: string, error: ApiError) {
-    return { request_id: req.res?.locals.requestId as string | undefined, client_address: address, error_code: error.code };
+    return {
+      request_id: req.res?.locals.requestId as string | undefined,
+      client_address: address,
+      error_code: error.code,
+    };
   }
 
   /** Leaves the request out of the access log, counted in the next summary line. */
@@ -122,7 +136,10 @@ export class AuthThrottle {
     this.unlogged++;
     const now = Date.now();
     if (now - this.summaryAt < this.windowMs) return;
-    this.options.logger.info({ count: this.unlogged, seconds: Math.round((now - this.summaryAt) / 1000) }, 'failed or throttled authentication attempts not logged one by one');
+    this.options.logger.info(
+      { count: this.unlogged, seconds: Math.round((now - this.summaryAt) / 1000) },
+      'failed or throttled authentication attempts not logged one by one',
+    );
     this.unlogged = 0;
     this.summaryAt = now;
   }
@@ -131,7 +148,10 @@ export class AuthThrottle {
 function throttled(req: Request, msLeft: number): ApiError {
   const seconds = Math.max(1, Math.ceil(msLeft / 1000));
   req.res?.setHeader('Retry-After', String(seconds));
-  return new ApiError('rate_limited', `Too many failed authentication attempts from this address; retry after ${seconds} s.`);
+  return new ApiError(
+    'rate_limited',
+    `Too many failed authentication attempts from this address; retry after ${seconds} s.`,
+  );
 }
 
 /** The client address as the throttle counts it (see `counted`). */
@@ -208,7 +228,10 @@ export function rateLimiter(limits: KeyRateLimiter) {
     res.setHeader('RateLimit-Reset', String(d.resetSeconds));
     if (!d.allowed) {
       res.setHeader('Retry-After', String(d.resetSeconds));
-      throw new ApiError('rate_limited', `Rate limit of ${d.limit} requests per minute exceeded; retry after ${d.resetSeconds} s.`);
+      throw new ApiError(
+        'rate_limited',
+        `Rate limit of ${d.limit} requests per minute exceeded; retry after ${d.resetSeconds} s.`,
+      );
     }
   };
 }

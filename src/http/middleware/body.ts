@@ -37,7 +37,8 @@ export function jsonBody(limit: number) {
     strict: true,
     type: 'application/json',
     verify: (_req, res, bytes, encoding) => {
-      if (encoding === 'utf-8' && !isUtf8(bytes)) throw Object.assign(new Error('The request body is not valid UTF-8.'), { type: NOT_UTF8 });
+      if (encoding === 'utf-8' && !isUtf8(bytes))
+        throw Object.assign(new Error('The request body is not valid UTF-8.'), { type: NOT_UTF8 });
       (res as Response).locals.receivedBytes = bytes;
     },
   });
@@ -45,7 +46,12 @@ export function jsonBody(limit: number) {
     const length = Number(req.headers['content-length'] ?? 0);
     const carriesBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
     if (carriesBody && METHODS_WITH_BODY.has(req.method) && !req.is('application/json')) {
-      next(new ApiError('unsupported_media_type', `Content-Type must be application/json, got ${req.headers['content-type'] ?? 'none'}.`));
+      next(
+        new ApiError(
+          'unsupported_media_type',
+          `Content-Type must be application/json, got ${req.headers['content-type'] ?? 'none'}.`,
+        ),
+      );
       return;
     }
     parse(req, res, next);

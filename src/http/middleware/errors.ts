@@ -38,7 +38,11 @@ function fromBodyParser(err: BodyParserError, req: Request): ApiError | null {
     case undefined: {
       const encoding = req.headers['content-encoding'];
       if (encoding === undefined || !DECOMPRESSION_FAILURE.test(err.code ?? '')) return null;
-      return new ApiError('validation_error', `The request body is not valid ${encoding} data (corrupt or cut short).`, { param: 'body' });
+      return new ApiError(
+        'validation_error',
+        `The request body is not valid ${encoding} data (corrupt or cut short).`,
+        { param: 'body' },
+      );
     }
     default:
       return null;

@@ -13,7 +13,12 @@ export function notFound(routes: RouteSpec[]) {
     if (allowed.length > 0) {
       if (allowed.includes('GET')) allowed.push('HEAD');
       res.setHeader('Allow', [...new Set(allowed)].join(', '));
-      next(new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${[...new Set(allowed)].join(', ')}.`));
+      next(
+        new ApiError(
+          'method_not_allowed',
+          `${req.method} is not allowed on ${req.path}; allowed: ${[...new Set(allowed)].join(', ')}.`,
+        ),
+      );
       return;
     }
     next(new ApiError('not_found', `No route for ${req.method} ${req.path}.`));

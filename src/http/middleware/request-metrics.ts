@@ -14,7 +14,12 @@ export function requestMetrics(metrics: Pick<ServiceMetrics, 'httpRequest'>): (r
   function onFinish(this: Response): void {
     const req = this.req;
     const route = (req.route as { path: string } | undefined)?.path ?? UNMATCHED_ROUTE;
-    metrics.httpRequest(req.method, route, this.statusCode, (performance.now() - (this.locals.metricsStartedAt as number)) / 1000);
+    metrics.httpRequest(
+      req.method,
+      route,
+      this.statusCode,
+      (performance.now() - (this.locals.metricsStartedAt as number)) / 1000,
+    );
   }
   return (_req, res) => {
     res.locals.metricsStartedAt = performance.now();

@@ -21,7 +21,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 const header = (description: string, schema: z.ZodType = z.string()) => ({ description, schema, required: true });
 const requestIdHeader: Record<string, HeaderSpec> = {
   'X-Request-Id': header("The service's own id of this request; quote it to support."),
-  'X-Client-Request-Id': { description: 'The X-Request-Id the caller sent, when it was 8-64 characters of A-Z a-z 0-9 . _ : -', schema: z.string() },
+  'X-Client-Request-Id': {
+    description: 'The X-Request-Id the caller sent, when it was 8-64 characters of A-Z a-z 0-9 . _ : -',
+    schema: z.string(),
+  },
 };
 const rateLimitHeaders = {
   'RateLimit-Limit': header('Requests allowed per minute for this key.', z.string().regex(/^\d+$/)),
@@ -54,7 +57,11 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl = '/'): Reco
     scheme: 'bearer',
     description: 'API key: `svc_live_…` for live, `svc_test_…` for sandbox.',
   });
-  registry.registerComponent('securitySchemes', 'adminToken', { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN.' });
+  registry.registerComponent('securitySchemes', 'adminToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'ADMIN_TOKEN.',
+  });
 
   for (const route of routes) {
     const auth = route.auth ?? 'key';
@@ -65,16 +72,29 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl = '/'): Reco
       const content = spec.data
         ? { 'application/json': { schema: envelope(spec.data, spec.pagination) } }
         : spec.contentType
-          ? { [spec.contentType]: { schema: spec.contentType === 'application/json' ? z.record(z.string(), z.unknown()) : z.string() } }
+          ? {
+              [spec.contentType]: {
+                schema: spec.contentType === 'application/json' ? z.record(z.string(), z.unknown()) : z.string(),
+              },
+            }
           : undefined;
-      responses[status] = { description: spec.description, headers: z.object(mapHeaders(headers)), ...(content ? { content } : {}) };
+      responses[status] = {
+        description: spec.description,
+        headers: z.object(mapHeaders(headers)),
+        ...(content ? { content } : {}),
+      };
     }
     for (const status of errorCodesOf(route)) {
       // Only X-Request-Id is promised on errors: some (malformed JSON, 401) happen before the rate limiter.
       const headers: Record<string, HeaderSpec> = { ...requestIdHeader };
-      if (status === 429) headers['Retry-After'] = header('Seconds to wait before retrying.', z.string().regex(/^\d+$/));
+      if (status === 429)
+        headers['Retry-After'] = header('Seconds to wait before retrying.', z.string().regex(/^\d+$/));
       // Always with storage_unavailable; /readyz's service_unavailable (starting, stopping) has none.
-      if (status === 503) headers['Retry-After'] = { description: 'Seconds to wait before retrying (always sent with storage_unavailable).', schema: z.string().regex(/^\d+$/) };
+      if (status === 503)
+        headers['Retry-After'] = {
+          description: 'Seconds to wait before retrying (always sent with storage_unavailable).',
+          schema: z.string().regex(/^\d+$/),
+        };
       responses[String(status)] ??= {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error.',
         headers: z.object(mapHeaders(headers)),
@@ -117,6 +137,9 @@ type HeaderSpec = { description: string; schema: z.ZodType; required?: boolean }
 
 function mapHeaders(headers: Record<string, HeaderSpec>) {
   return Object.fromEntries(
-    Object.entries(headers).map(([name, h]) => [name, (h.required ? h.schema : h.schema.optional()).openapi({ description: h.description })]),
+    Object.entries(headers).map(([name, h]) => [
+      name,
+      (h.required ? h.schema : h.schema.optional()).openapi({ description: h.description }),
+    ]),
   );
 }

@@ -10,7 +10,16 @@ import type { Category, Item, MenuCategory, Offer, Point, Store } from '../../do
 import { discountTarget, type PromoValidation } from '../../domain/catalog/offers.js';
 import type { StoreHit } from '../../domain/catalog/search.js';
 import type { StoreStatus } from '../../domain/catalog/status.js';
-import type { CategorySchema, DeliveryQuoteSchema, ItemSchema, MenuSchema, OfferSchema, PromoValidationSchema, StoreBriefSchema, StoreSchema } from '../schemas/catalog.js';
+import type {
+  CategorySchema,
+  DeliveryQuoteSchema,
+  ItemSchema,
+  MenuSchema,
+  OfferSchema,
+  PromoValidationSchema,
+  StoreBriefSchema,
+  StoreSchema,
+} from '../schemas/catalog.js';
 
 type StoreBrief = z.infer<typeof StoreBriefSchema>;
 
@@ -35,7 +44,10 @@ function briefFields(store: Store, status: StoreStatus) {
 /** A store in lists; distance, fee and estimate only when the caller sent a point. */
 export function toStoreBrief(hit: StoreHit): StoreBrief {
   const { store, status, distance_m } = hit;
-  const brief: StoreBrief = { ...briefFields(store, status), address: { area: store.address.area, city: store.address.city } };
+  const brief: StoreBrief = {
+    ...briefFields(store, status),
+    address: { area: store.address.area, city: store.address.city },
+  };
   if (distance_m !== null) {
     brief.distance_m = distance_m;
     brief.delivery_fee = toMajor(deliveryFee(store, distance_m), store.currency);
@@ -67,7 +79,8 @@ export function toStore(store: Store, status: StoreStatus, at: Date): z.infer<ty
       closures: store.closures.filter((c) => c.date >= today).map((c) => ({ date: c.date, reason: c.reason })),
     },
     delivery: {
-      zone: zone.type === 'radius' ? { type: 'radius', radius_m: zone.radius_m } : { type: 'polygon', points: zone.points },
+      zone:
+        zone.type === 'radius' ? { type: 'radius', radius_m: zone.radius_m } : { type: 'polygon', points: zone.points },
       fees: store.delivery_fee_rules.map((r) => ({ up_to_m: r.up_to_m, fee: toMajor(r.fee, store.currency) })),
     },
   };
@@ -102,7 +115,13 @@ export function toItem(item: Item, categoryId: string, currency: Currency): z.in
 
 export function toMenu(store: Store, status: StoreStatus): z.infer<typeof MenuSchema> {
   return {
-    store: { id: store.id, name: store.name, name_ar: store.name_ar, status: status.status, accepting_orders: status.accepting_orders },
+    store: {
+      id: store.id,
+      name: store.name,
+      name_ar: store.name_ar,
+      status: status.status,
+      accepting_orders: status.accepting_orders,
+    },
     currency: store.currency,
     categories: store.menu.categories.map((c: MenuCategory) => ({
       id: c.id,

@@ -34,7 +34,10 @@ export class MenuBodyCache {
 
   constructor(maxBytes = DEFAULT_MENU_CACHE_BYTES) {
     // A body larger than the whole bound is served but not kept.
-    this.entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (e) => Math.max(1, e.body.length + (e.gzipped?.length ?? 0)) });
+    this.entries = new LRUCache<string, Entry>({
+      maxSize: maxBytes,
+      sizeCalculation: (e) => Math.max(1, e.body.length + (e.gzipped?.length ?? 0)),
+    });
   }
 
   /** The JSON envelope `{"data": menu}` of `store` as served from `index` with `status`. */
@@ -61,7 +64,11 @@ export class MenuBodyCache {
     }
     const hit = this.entries.get(store.id);
     if (hit && hit.status === status.status && hit.accepting === status.accepting_orders) return hit;
-    const entry: Entry = { status: status.status, accepting: status.accepting_orders, body: Buffer.from(JSON.stringify({ data: toMenu(store, status) })) };
+    const entry: Entry = {
+      status: status.status,
+      accepting: status.accepting_orders,
+      body: Buffer.from(JSON.stringify({ data: toMenu(store, status) })),
+    };
     this.entries.set(store.id, entry);
     return entry;
   }

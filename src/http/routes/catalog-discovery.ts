@@ -24,10 +24,13 @@ export function discoveryRoutes({ catalog, clock }: CatalogDeps) {
       handler: ({ query }) => {
         const index = catalog.current();
         const at = clock.now();
-        const point = query.lat !== undefined && query.lng !== undefined ? { lat: query.lat, lng: query.lng } : undefined;
+        const point =
+          query.lat !== undefined && query.lng !== undefined ? { lat: query.lat, lng: query.lng } : undefined;
         const result = index.search({ q: query.q, point, limit: query.limit }, at);
         // Written as text with each item's JSON reused (see SearchBodyWriter); the same bytes and headers as res.json.
-        return { raw: { contentType: 'application/json', body: searchBodies.body(result, (store) => index.status(store, at)) } };
+        return {
+          raw: { contentType: 'application/json', body: searchBodies.body(result, (store) => index.status(store, at)) },
+        };
       },
     }),
     defineRoute({

@@ -6,7 +6,14 @@ import type { CatalogIndex } from '../../domain/catalog/catalog-index.js';
 import { deliveryFee, distanceMetres } from '../../domain/catalog/geo.js';
 import type { Point, Store } from '../../domain/catalog/model.js';
 import { toOffer, toPromoValidation } from '../presenters/catalog.js';
-import { NoQuery, OfferSchema, OffersQuery, PromoValidateBody, PromoValidationSchema, StoreParams } from '../schemas/catalog.js';
+import {
+  NoQuery,
+  OfferSchema,
+  OffersQuery,
+  PromoValidateBody,
+  PromoValidationSchema,
+  StoreParams,
+} from '../schemas/catalog.js';
 import type { CatalogDeps } from './catalog-deps.js';
 
 const TAGS = ['Offers'];
@@ -27,7 +34,8 @@ export function offerRoutes({ catalog, clock }: CatalogDeps) {
       request: { query: OffersQuery },
       responses: { 200: { description: 'Active offers.', data: z.array(OfferSchema) } },
       handler: ({ query }) => {
-        const point = query.lat !== undefined && query.lng !== undefined ? { lat: query.lat, lng: query.lng } : undefined;
+        const point =
+          query.lat !== undefined && query.lng !== undefined ? { lat: query.lat, lng: query.lng } : undefined;
         return { data: catalog.current().offers(clock.now(), point).slice(0, query.limit).map(toOffer) };
       },
     }),
@@ -35,7 +43,7 @@ export function offerRoutes({ catalog, clock }: CatalogDeps) {
       method: 'get',
       path: '/v1/stores/:store_id/offers',
       operationId: 'listStoreOffers',
-      summary: "Active offers that apply at one store (its own and platform offers that include it)",
+      summary: 'Active offers that apply at one store (its own and platform offers that include it)',
       tags: TAGS,
       scope: 'catalog:read',
       request: { params: StoreParams, query: NoQuery },
@@ -49,7 +57,7 @@ export function offerRoutes({ catalog, clock }: CatalogDeps) {
       operationId: 'validatePromoCode',
       summary: 'Check a promo code against a store and a basket',
       description:
-        'An unusable code is a 200 answer with valid false and a reason (unknown_code, not_yet_valid, expired, wrong_store, not_eligible, below_minimum, no_discount), checked in that order. Send the basket as items (priced from the catalog) or as subtotal. Without location a delivery basket uses the store\'s nearest-band fee.',
+        "An unusable code is a 200 answer with valid false and a reason (unknown_code, not_yet_valid, expired, wrong_store, not_eligible, below_minimum, no_discount), checked in that order. Send the basket as items (priced from the catalog) or as subtotal. Without location a delivery basket uses the store's nearest-band fee.",
       tags: TAGS,
       scope: 'promo_codes:validate',
       request: { body: PromoValidateBody },
@@ -58,7 +66,9 @@ export function offerRoutes({ catalog, clock }: CatalogDeps) {
       handler: ({ body }) => {
         const index = catalog.current();
         const store = index.requireStore(body.store_id);
-        const subtotal = body.items ? basketSubtotal(index, store, body.items) : subtotalFromMajor(body.subtotal ?? 0, store);
+        const subtotal = body.items
+          ? basketSubtotal(index, store, body.items)
+          : subtotalFromMajor(body.subtotal ?? 0, store);
         const fee = body.fulfilment === 'pickup' ? 0 : deliveryFeeTo(store, body.location);
         const result = index.validatePromo(body.code, store.id, { subtotal, delivery_fee: fee }, clock.now());
         return { data: toPromoValidation({ code: body.code, store, subtotal, delivery_fee: fee }, result) };
@@ -72,11 +82,17 @@ function basketSubtotal(index: CatalogIndex, store: Store, lines: BasketLine[]):
   return sum(
     lines.map((line, i) => {
       const item = index.item(store.id, line.item_id);
-      if (!item) throw new ApiError('item_not_found', `No item with id ${line.item_id} in store ${store.id}.`, { param: `items[${i}].item_id` });
+      if (!item)
+        throw new ApiError('item_not_found', `No item with id ${line.item_id} in store ${store.id}.`, {
+          param: `items[${i}].item_id`,
+        });
       const options = item.modifier_groups.flatMap((g) => g.options);
       const optionPrices = (line.modifier_ids ?? []).map((id, j) => {
         const option = options.find((o) => o.id === id);
-        if (!option) throw new ApiError('validation_error', `${id} is not an option of ${item.name}.`, { param: `items[${i}].modifier_ids[${j}]` });
+        if (!option)
+          throw new ApiError('validation_error', `${id} is not an option of ${item.name}.`, {
+            param: `items[${i}].modifier_ids[${j}]`,
+          });
         return option.price;
       });
       return (item.price + sum(optionPrices)) * line.quantity;

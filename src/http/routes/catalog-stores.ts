@@ -2,7 +2,19 @@ import { z } from '../openapi/zod.js';
 import { defineRoute } from '../route.js';
 import { toItem, toQuote, toStore, toStoreBrief } from '../presenters/catalog.js';
 import { MenuBodyCache } from '../presenters/menu-body-cache.js';
-import { DeliveryQuoteSchema, ItemParams, ItemSchema, MenuSchema, NoQuery, Pagination, QuoteQuery, StoreBriefSchema, StoreListQuery, StoreParams, StoreSchema } from '../schemas/catalog.js';
+import {
+  DeliveryQuoteSchema,
+  ItemParams,
+  ItemSchema,
+  MenuSchema,
+  NoQuery,
+  Pagination,
+  QuoteQuery,
+  StoreBriefSchema,
+  StoreListQuery,
+  StoreParams,
+  StoreSchema,
+} from '../schemas/catalog.js';
 import type { CatalogDeps } from './catalog-deps.js';
 
 const TAGS = ['Catalog'];
@@ -20,12 +32,18 @@ export function storeRoutes({ catalog, clock }: CatalogDeps) {
       tags: TAGS,
       scope: 'catalog:read',
       request: { query: StoreListQuery },
-      responses: { 200: { description: 'One page of stores.', data: z.array(StoreBriefSchema), pagination: Pagination } },
+      responses: {
+        200: { description: 'One page of stores.', data: z.array(StoreBriefSchema), pagination: Pagination },
+      },
       handler: ({ query }) => {
-        const point = query.lat !== undefined && query.lng !== undefined ? { lat: query.lat, lng: query.lng } : undefined;
+        const point =
+          query.lat !== undefined && query.lng !== undefined ? { lat: query.lat, lng: query.lng } : undefined;
         const page = catalog
           .current()
-          .listStores({ q: query.q, vertical: query.vertical, status: query.status, point, page: query.page, limit: query.limit }, clock.now());
+          .listStores(
+            { q: query.q, vertical: query.vertical, status: query.status, point, page: query.page, limit: query.limit },
+            clock.now(),
+          );
         return {
           data: page.data.map(toStoreBrief),
           pagination: { page: page.page, limit: page.limit, total: page.total, has_more: page.has_more },
@@ -63,8 +81,15 @@ export function storeRoutes({ catalog, clock }: CatalogDeps) {
           description: 'The menu; gzipped when the request accepts gzip.',
           data: MenuSchema,
           headers: {
-            'Content-Encoding': { description: '`gzip` when the request accepted it; absent otherwise.', schema: z.literal('gzip') },
-            Vary: { description: '`Accept-Encoding`: the answer depends on it.', schema: z.literal('Accept-Encoding'), required: true },
+            'Content-Encoding': {
+              description: '`gzip` when the request accepted it; absent otherwise.',
+              schema: z.literal('gzip'),
+            },
+            Vary: {
+              description: '`Accept-Encoding`: the answer depends on it.',
+              schema: z.literal('Accept-Encoding'),
+              required: true,
+            },
           },
         },
       },
@@ -76,7 +101,9 @@ export function storeRoutes({ catalog, clock }: CatalogDeps) {
         // The envelope serialised (and gzipped) once per catalog and status (see MenuBodyCache); same
         // bytes and headers as res.json. Gzip only when asked for: the menu is the one large answer.
         const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
-        const headers: Record<string, string> = gzip ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } : { Vary: 'Accept-Encoding' };
+        const headers: Record<string, string> = gzip
+          ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' }
+          : { Vary: 'Accept-Encoding' };
         const body = gzip ? menus.gzipped(index, store, status) : menus.body(index, store, status);
         return { headers, raw: { contentType: 'application/json', body } };
       },
@@ -104,7 +131,8 @@ export function storeRoutes({ catalog, clock }: CatalogDeps) {
       path: '/v1/stores/:store_id/delivery-quote',
       operationId: 'getDeliveryQuote',
       summary: 'Whether a point is in the delivery area, the distance, fee and estimated time',
-      description: 'Out of zone is an answer (in_zone false, delivery_fee and estimated_minutes null), not an error. Call it before creating an order.',
+      description:
+        'Out of zone is an answer (in_zone false, delivery_fee and estimated_minutes null), not an error. Call it before creating an order.',
       tags: TAGS,
       scope: 'catalog:read',
       request: { params: StoreParams, query: QuoteQuery },

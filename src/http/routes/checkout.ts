@@ -28,13 +28,19 @@ export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderS
   const complete = async (sessionId: string, outcome: 'paid' | 'failed') => {
     const session = await deps.checkout.session(sessionId);
     if (!session) return { status: 404, ...page('Payment link not found', '<p>This payment link does not exist.</p>') };
-    if (session.outcome) return page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`);
-    if (deps.checkout.isExpired(session)) return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
+    if (session.outcome)
+      return page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`);
+    if (deps.checkout.isExpired(session))
+      return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
     // The order is updated first: if we stop between the two writes, a retry finds the order paid.
     try {
-      await deps.orders.operate({ actor: 'system' }, session.order_id, outcome === 'paid'
-        ? { type: 'recordPaymentSucceeded', amount: session.amount, provider_ref: session.provider_ref }
-        : { type: 'recordPaymentFailed', reason: 'declined by payer' });
+      await deps.orders.operate(
+        { actor: 'system' },
+        session.order_id,
+        outcome === 'paid'
+          ? { type: 'recordPaymentSucceeded', amount: session.amount, provider_ref: session.provider_ref }
+          : { type: 'recordPaymentFailed', reason: 'declined by payer' },
+      );
     } catch (err) {
       if (!isApiError(err)) throw err;
       return { status: 409, ...page('Payment not possible', `<p>${esc(err.message)}</p>`) };
@@ -57,9 +63,12 @@ export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderS
       responses: { 200: html, 404: html, 410: html },
       handler: async ({ params }) => {
         const session = await deps.checkout.session(params.session_id);
-        if (!session) return { status: 404, ...page('Payment link not found', '<p>This payment link does not exist.</p>') };
-        if (session.outcome) return page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`);
-        if (deps.checkout.isExpired(session)) return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
+        if (!session)
+          return { status: 404, ...page('Payment link not found', '<p>This payment link does not exist.</p>') };
+        if (session.outcome)
+          return page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`);
+        if (deps.checkout.isExpired(session))
+          return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
         const base = `/checkout/${encodeURIComponent(params.session_id)}`;
         return page(
           `Pay ${amountText(session)}`,

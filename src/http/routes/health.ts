@@ -6,7 +6,9 @@ import { STORAGE_RETRY_AFTER_S } from '../middleware/errors.js';
 
 export type ReadinessCheck = () => Promise<Record<string, string>>;
 
-const Health = z.object({ status: z.enum(['ok']), checks: z.record(z.string(), z.string()).optional() }).openapi('Health');
+const Health = z
+  .object({ status: z.enum(['ok']), checks: z.record(z.string(), z.string()).optional() })
+  .openapi('Health');
 
 /**
  * `storage`: rejects with StorageUnavailableError while the event store cannot write (see
@@ -15,7 +17,12 @@ const Health = z.object({ status: z.enum(['ok']), checks: z.record(z.string(), z
  * 200 and says so in `checks.read_models` (docs/operations.md, Health): the same event stops the
  * projection on every replica, and taking them all out of rotation would stop the writes too.
  */
-export function healthRoutes(deps: { readiness: ReadinessCheck; storage?: () => Promise<void>; readModels?: () => string | undefined; isShuttingDown: () => boolean }) {
+export function healthRoutes(deps: {
+  readiness: ReadinessCheck;
+  storage?: () => Promise<void>;
+  readModels?: () => string | undefined;
+  isShuttingDown: () => boolean;
+}) {
   return [
     defineRoute({
       method: 'get',
@@ -45,7 +52,8 @@ export function healthRoutes(deps: { readiness: ReadinessCheck; storage?: () => 
           const stuck = deps.readModels?.();
           return { data: { status: 'ok', checks: { ...checks, read_models: stuck ?? 'ok' } } };
         } catch (err) {
-          if (!(err instanceof StorageUnavailableError)) throw new ApiError('service_unavailable', `A store is not reachable: ${(err as Error).message}`);
+          if (!(err instanceof StorageUnavailableError))
+            throw new ApiError('service_unavailable', `A store is not reachable: ${(err as Error).message}`);
           res.setHeader('Retry-After', String(STORAGE_RETRY_AFTER_S));
           throw new ApiError('storage_unavailable', `Not ready: ${err.message}.`);
         }

@@ -11,7 +11,9 @@ const ProjectionStatusSchema = z
     name: z.string(),
     collection: z.string(),
     position: Position.openapi({ description: 'Last log position this process has applied.' }),
-    checkpoint: Position.openapi({ description: 'Position stored with the read model (saved in batches; may trail position briefly).' }),
+    checkpoint: Position.openapi({
+      description: 'Position stored with the read model (saved in batches; may trail position briefly).',
+    }),
     head: Position.openapi({ description: 'Newest position in the log.' }),
     lag: Position.openapi({ description: 'head - position: events still to apply.' }),
   })
@@ -33,7 +35,9 @@ const DocumentsQuery = z
   })
   .strict();
 
-const Pagination = z.object({ limit: z.int(), has_more: z.boolean(), next_starting_after: z.string().nullable() }).openapi('ReadModelPagination');
+const Pagination = z
+  .object({ limit: z.int(), has_more: z.boolean(), next_starting_after: z.string().nullable() })
+  .openapi('ReadModelPagination');
 
 /**
  * Projections for operators and auditors (ADMIN_TOKEN): progress, rebuild, and every document of a
@@ -58,7 +62,8 @@ export function internalReadModelRoutes(deps: { readModels: ReadModels }) {
       path: '/internal/projections/:name/rebuild',
       operationId: 'rebuildProjection',
       summary: 'Drop a read model and replay the whole log into it',
-      description: 'Answers once the replay has started; follow it with GET /internal/projections until lag is 0. Reads wait for it (bounded) meanwhile.',
+      description:
+        'Answers once the replay has started; follow it with GET /internal/projections until lag is 0. Reads wait for it (bounded) meanwhile.',
       tags: ['Operations'],
       auth: 'admin',
       request: { params: z.object({ name: z.string().min(1).max(80) }) },
@@ -78,17 +83,30 @@ export function internalReadModelRoutes(deps: { readModels: ReadModels }) {
       tags: ['Operations'],
       auth: 'admin',
       request: { params: z.object({ collection: z.string().min(1).max(80) }), query: DocumentsQuery },
-      responses: { 200: { description: 'A page of documents.', data: z.array(StoredDocumentSchema), pagination: Pagination } },
+      responses: {
+        200: { description: 'A page of documents.', data: z.array(StoredDocumentSchema), pagination: Pagination },
+      },
       errors: [404],
       handler: async ({ params, query }) => {
         if (!collections().has(params.collection)) {
-          throw new ApiError('not_found', `No read model named ${params.collection}; known: ${[...collections()].join(', ')}.`, { param: 'collection' });
+          throw new ApiError(
+            'not_found',
+            `No read model named ${params.collection}; known: ${[...collections()].join(', ')}.`,
+            { param: 'collection' },
+          );
         }
         const all = await deps.readModels.store.all(params.collection);
         const start = query.starting_after === undefined ? 0 : firstAfter(all, query.starting_after);
         const page = all.slice(start, start + query.limit);
         const has_more = start + page.length < all.length;
-        return { data: page, pagination: { limit: query.limit, has_more, next_starting_after: has_more ? page[page.length - 1]!.id : null } };
+        return {
+          data: page,
+          pagination: {
+            limit: query.limit,
+            has_more,
+            next_starting_after: has_more ? page[page.length - 1]!.id : null,
+          },
+        };
       },
     }),
   ];

@@ -38,7 +38,10 @@ export function internalRoutes(deps: { orders: OrderService; riders: RiderLocati
       responses: { 200: { description: 'The order after the action.', data: OrderSchema } },
       errors: [404, 409, 422],
       handler: async ({ params, body, requestId, clientRequestId }) => {
-        const order = await runOperation(deps, params.order_id, params.action, body ?? {}, { requestId, clientRequestId });
+        const order = await runOperation(deps, params.order_id, params.action, body ?? {}, {
+          requestId,
+          clientRequestId,
+        });
         return { data: toPublicOrder(order) };
       },
     }),

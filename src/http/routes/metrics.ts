@@ -15,7 +15,8 @@ export function metricsRoutes(deps: { scrape: MetricsSource }) {
       path: '/metrics',
       operationId: 'getMetrics',
       summary: "This replica's metrics for Prometheus",
-      description: 'Prometheus text exposition format 0.0.4; every metric is described in docs/operations.md. For operators (ADMIN_TOKEN), not partners.',
+      description:
+        'Prometheus text exposition format 0.0.4; every metric is described in docs/operations.md. For operators (ADMIN_TOKEN), not partners.',
       tags: ['Operations'],
       auth: 'admin',
       responses: { 200: { description: 'The metrics, `text/plain; version=0.0.4`.', contentType: 'text/plain' } },

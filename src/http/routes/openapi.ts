@@ -28,4 +28,3 @@ export function openApiRoutes(document: () => Record<string, unknown>): RouteSpe
     }),
   ];
 }
-

@@ -15,8 +15,18 @@ const Instant = z.iso
 const ListOrdersQuery = z
   .object({
     limit: queryNumber(1, 100, true).default(10),
-    starting_after: z.string().min(1).max(80).optional().openapi({ description: 'An order id from the previous page: the next page starts after it.' }),
-    reference: z.string().min(1).max(100).optional().openapi({ description: 'Your own reference: find an order after an unconfirmed creation.' }),
+    starting_after: z
+      .string()
+      .min(1)
+      .max(80)
+      .optional()
+      .openapi({ description: 'An order id from the previous page: the next page starts after it.' }),
+    reference: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({ description: 'Your own reference: find an order after an unconfirmed creation.' }),
     status: z.enum(ORDER_STATUSES).optional(),
     created_after: Instant.optional(),
     created_before: Instant.optional(),
@@ -27,7 +37,10 @@ const ListPagination = z
   .object({
     limit: z.int(),
     has_more: z.boolean(),
-    next_starting_after: z.string().nullable().openapi({ description: 'Pass as starting_after for the next page; null on the last page.' }),
+    next_starting_after: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Pass as starting_after for the next page; null on the last page.' }),
   })
   .openapi('CursorPagination');
 
@@ -47,7 +60,9 @@ const TrackingSchema = z
             lat: z.number(),
             lng: z.number(),
             updated_at: IsoTimestamp,
-            stale: z.boolean().openapi({ description: 'true when the position is more than a minute old: show it as last known.' }),
+            stale: z
+              .boolean()
+              .openapi({ description: 'true when the position is more than a minute old: show it as last known.' }),
           })
           .nullable(),
       })
@@ -63,7 +78,8 @@ export function orderReadRoutes(deps: { queries: OrderQueries }) {
       path: '/v1/orders',
       operationId: 'listOrders',
       summary: "The partner's orders in this environment, newest first",
-      description: 'Cursor pagination: pass the last id you got as starting_after. Includes every write you made before the request.',
+      description:
+        'Cursor pagination: pass the last id you got as starting_after. Includes every write you made before the request.',
       tags: ['Orders'],
       scope: 'orders:read',
       request: { query: ListOrdersQuery },
@@ -72,7 +88,11 @@ export function orderReadRoutes(deps: { queries: OrderQueries }) {
         const { orders, has_more } = await deps.queries.list(partnerContext(principal, requestId), query);
         return {
           data: orders.map(toPublicOrder),
-          pagination: { limit: query.limit, has_more, next_starting_after: has_more ? orders[orders.length - 1]!.order_id : null },
+          pagination: {
+            limit: query.limit,
+            has_more,
+            next_starting_after: has_more ? orders[orders.length - 1]!.order_id : null,
+          },
         };
       },
     }),

@@ -4,19 +4,40 @@ import type { OrderService, PartnerContext } from '../../application/orders/orde
 import type { Principal } from '../../application/key-resolver.js';
 import { toPublicOrder } from '../../domain/order/public-order.js';
 import { receivedBody } from '../middleware/body.js';
-import { CancelOrderBody, IdempotencyHeaders, OrderIdParams, OrderSchema, PaymentLinkSchema, PlaceOrderBody } from '../schemas/order.js';
+import {
+  CancelOrderBody,
+  IdempotencyHeaders,
+  OrderIdParams,
+  OrderSchema,
+  PaymentLinkSchema,
+  PlaceOrderBody,
+} from '../schemas/order.js';
 import { toMajor } from '../../domain/money.js';
 import type { OrderView } from '../../domain/order/state.js';
 
 export function partnerContext(principal: Principal, requestId: string, clientRequestId?: string): PartnerContext {
-  return { actor: 'partner', partnerId: principal.partner.id, environment: principal.key.environment, requestId, clientRequestId };
+  return {
+    actor: 'partner',
+    partnerId: principal.partner.id,
+    environment: principal.key.environment,
+    requestId,
+    clientRequestId,
+  };
 }
 
 const replayedHeader = {
-  'Idempotent-Replayed': { description: '`true` when this answer replays an earlier request with the same key.', schema: z.literal('true'), required: true },
+  'Idempotent-Replayed': {
+    description: '`true` when this answer replays an earlier request with the same key.',
+    schema: z.literal('true'),
+    required: true,
+  },
 };
 
-const replayed = (order: OrderView): RouteResult => ({ status: 200, data: toPublicOrder(order), headers: { 'Idempotent-Replayed': 'true' } });
+const replayed = (order: OrderView): RouteResult => ({
+  status: 200,
+  data: toPublicOrder(order),
+  headers: { 'Idempotent-Replayed': 'true' },
+});
 
 export function orderRoutes(deps: { orders: OrderService }) {
   return [
@@ -40,7 +61,11 @@ export function orderRoutes(deps: { orders: OrderService }) {
       beforeBody: async ({ principal, requestId, clientRequestId, headers, res }) => {
         const received = receivedBody(res);
         if (received === undefined) return undefined;
-        const order = await deps.orders.replay(partnerContext(principal, requestId, clientRequestId), headers['idempotency-key']!, received);
+        const order = await deps.orders.replay(
+          partnerContext(principal, requestId, clientRequestId),
+          headers['idempotency-key']!,
+          received,
+        );
         return order ? replayed(order) : undefined;
       },
       handler: async ({ principal, requestId, clientRequestId, body, headers, res }) => {
@@ -62,7 +87,9 @@ export function orderRoutes(deps: { orders: OrderService }) {
       responses: { 200: { description: 'The order.', data: OrderSchema } },
       errors: [404],
       handler: async ({ principal, requestId, clientRequestId, params }) => ({
-        data: toPublicOrder(await deps.orders.get(partnerContext(principal, requestId, clientRequestId), params.order_id)),
+        data: toPublicOrder(
+          await deps.orders.get(partnerContext(principal, requestId, clientRequestId), params.order_id),
+        ),
       }),
     }),
     defineRoute({
@@ -70,14 +97,19 @@ export function orderRoutes(deps: { orders: OrderService }) {
       path: '/v1/orders/:order_id/cancel',
       operationId: 'cancelOrder',
       summary: 'Cancel an order while it is placed or confirmed',
-      description: 'Answers 200 with the cancelled order. Any other status, or a repeat, gives 409 order_not_cancellable.',
+      description:
+        'Answers 200 with the cancelled order. Any other status, or a repeat, gives 409 order_not_cancellable.',
       tags: ['Orders'],
       scope: 'orders:write',
       request: { params: OrderIdParams, body: CancelOrderBody, bodyOptional: true },
       responses: { 200: { description: 'The cancelled order.', data: OrderSchema } },
       errors: [404, 409],
       handler: async ({ principal, requestId, clientRequestId, params, body }) => {
-        const result = await deps.orders.cancel(partnerContext(principal, requestId, clientRequestId), params.order_id, body?.reason ?? null);
+        const result = await deps.orders.cancel(
+          partnerContext(principal, requestId, clientRequestId),
+          params.order_id,
+          body?.reason ?? null,
+        );
         return { data: toPublicOrder(result.order) };
       },
     }),
@@ -86,14 +118,18 @@ export function orderRoutes(deps: { orders: OrderService }) {
       path: '/v1/orders/:order_id/payment',
       operationId: 'createPaymentLink',
       summary: 'A fresh payment link for an unpaid card order',
-      description: 'Each call returns a new link (valid 30 minutes). Cash or already-paid orders: 409 payment_not_required.',
+      description:
+        'Each call returns a new link (valid 30 minutes). Cash or already-paid orders: 409 payment_not_required.',
       tags: ['Orders'],
       scope: 'orders:write',
       request: { params: OrderIdParams, body: z.object({}).strict(), bodyOptional: true },
       responses: { 201: { description: 'A new payment link.', data: PaymentLinkSchema } },
       errors: [404, 409],
       handler: async ({ principal, requestId, clientRequestId, params }) => {
-        const { order, link } = await deps.orders.paymentLink(partnerContext(principal, requestId, clientRequestId), params.order_id);
+        const { order, link } = await deps.orders.paymentLink(
+          partnerContext(principal, requestId, clientRequestId),
+          params.order_id,
+        );
         return {
           status: 201,
           data: {
@@ -121,7 +157,10 @@ export function orderRoutes(deps: { orders: OrderService }) {
       responses: { 200: { description: 'The advanced order.', data: OrderSchema } },
       errors: [404, 409],
       handler: async ({ principal, requestId, clientRequestId, params }) => {
-        const result = await deps.orders.sandboxAdvance(partnerContext(principal, requestId, clientRequestId), params.order_id);
+        const result = await deps.orders.sandboxAdvance(
+          partnerContext(principal, requestId, clientRequestId),
+          params.order_id,
+        );
         return { data: toPublicOrder(result.order) };
       },
     }),

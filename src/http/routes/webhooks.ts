@@ -41,7 +41,8 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
       path: '/v1/webhooks/endpoint',
       operationId: 'putWebhookEndpoint',
       summary: 'Register or replace the webhook endpoint of this environment',
-      description: 'The first registration answers 201 with the signing secret, shown once; later calls replace url and events (200, no secret).',
+      description:
+        'The first registration answers 201 with the signing secret, shown once; later calls replace url and events (200, no secret).',
       tags,
       scope: 'webhooks:manage',
       request: { body: RegisterEndpointBody },
@@ -71,7 +72,8 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
       path: '/v1/webhooks/test',
       operationId: 'sendTestWebhook',
       summary: 'Send a webhook.test event to the registered endpoint',
-      description: 'Answers 202 with the new delivery; it is sent at once like any event. 409 webhook_endpoint_not_configured without an endpoint.',
+      description:
+        'Answers 202 with the new delivery; it is sent at once like any event. 409 webhook_endpoint_not_configured without an endpoint.',
       tags,
       scope: 'webhooks:manage',
       request: { body: z.object({}).strict(), bodyOptional: true },
@@ -90,12 +92,22 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
       tags,
       scope: 'webhooks:read',
       request: { query: ListDeliveriesQuery },
-      responses: { 200: { description: 'A page of deliveries.', data: z.array(WebhookDeliverySchema), pagination: DeliveryPagination } },
+      responses: {
+        200: {
+          description: 'A page of deliveries.',
+          data: z.array(WebhookDeliverySchema),
+          pagination: DeliveryPagination,
+        },
+      },
       handler: async ({ principal, query }) => {
         const { deliveries, has_more } = await deps.deliveries.list(owner(principal), query);
         return {
           data: deliveries.map(toPublicDelivery),
-          pagination: { limit: query.limit, has_more, next_starting_after: has_more ? deliveries[deliveries.length - 1]!.id : null },
+          pagination: {
+            limit: query.limit,
+            has_more,
+            next_starting_after: has_more ? deliveries[deliveries.length - 1]!.id : null,
+          },
         };
       },
     }),

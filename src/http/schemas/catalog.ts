@@ -13,15 +13,20 @@ import { IsoTimestamp, queryNumber, single } from './common.js';
 // ---- query and path parameters -------------------------------------------------------------
 
 const queryString = (max: number) => z.string(single('a string')).trim().max(max, `must be at most ${max} characters`);
-const queryEnum = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values, single(`one of ${values.join(', ')}`));
+const queryEnum = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, single(`one of ${values.join(', ')}`));
 
-const Lat = () => queryNumber(-90, 90).optional().openapi({ description: 'Latitude of the delivery point; send with lng.' });
-const Lng = () => queryNumber(-180, 180).optional().openapi({ description: 'Longitude of the delivery point; send with lat.' });
+const Lat = () =>
+  queryNumber(-90, 90).optional().openapi({ description: 'Latitude of the delivery point; send with lng.' });
+const Lng = () =>
+  queryNumber(-180, 180).optional().openapi({ description: 'Longitude of the delivery point; send with lat.' });
 
 /** lat and lng come together: one alone is a 400 naming the missing one. */
 function pairedPoint(q: { lat?: number | undefined; lng?: number | undefined }, ctx: z.RefinementCtx): void {
-  if (q.lat !== undefined && q.lng === undefined) ctx.addIssue({ code: 'custom', path: ['lng'], message: 'is required when lat is given' });
-  if (q.lng !== undefined && q.lat === undefined) ctx.addIssue({ code: 'custom', path: ['lat'], message: 'is required when lng is given' });
+  if (q.lat !== undefined && q.lng === undefined)
+    ctx.addIssue({ code: 'custom', path: ['lng'], message: 'is required when lat is given' });
+  if (q.lng !== undefined && q.lat === undefined)
+    ctx.addIssue({ code: 'custom', path: ['lat'], message: 'is required when lng is given' });
 }
 
 export const StoreListQuery = z
@@ -31,9 +36,13 @@ export const StoreListQuery = z
     q: queryString(80)
       .optional()
       .transform((v) => (v === '' ? undefined : v))
-      .openapi({ description: 'Name match (English or Arabic, case-insensitive), at most 80 characters. Blank means no filter.' }),
+      .openapi({
+        description: 'Name match (English or Arabic, case-insensitive), at most 80 characters. Blank means no filter.',
+      }),
     vertical: queryEnum(VERTICALS).optional(),
-    status: queryEnum(['open', 'busy', 'closed'] as const).optional().openapi({ description: 'Status at the moment of the request.' }),
+    status: queryEnum(['open', 'busy', 'closed'] as const)
+      .optional()
+      .openapi({ description: 'Status at the moment of the request.' }),
     page: queryNumber(1, 1_000_000, true).default(1).openapi({ description: '1-based page number.' }),
     limit: queryNumber(1, 100, true).default(20).openapi({ description: 'Stores per page.' }),
   })
@@ -56,7 +65,11 @@ export const SearchQuery = z
   .superRefine(pairedPoint);
 
 export const OffersQuery = z
-  .object({ lat: Lat(), lng: Lng(), limit: queryNumber(1, 100, true).default(20).openapi({ description: 'At most this many offers.' }) })
+  .object({
+    lat: Lat(),
+    lng: Lng(),
+    limit: queryNumber(1, 100, true).default(20).openapi({ description: 'At most this many offers.' }),
+  })
   .strict()
   .superRefine(pairedPoint);
 
@@ -75,7 +88,9 @@ export const ItemParams = z.object({ store_id: PathId, item_id: PathId });
 
 // ---- responses -----------------------------------------------------------------------------
 
-const Money = z.number().openapi({ description: "Major units of `currency`, with at most the currency's decimals.", example: 0.65 });
+const Money = z
+  .number()
+  .openapi({ description: "Major units of `currency`, with at most the currency's decimals.", example: 0.65 });
 const Currency = z.enum(CURRENCIES);
 const StoreStatusValue = z.enum(['open', 'busy', 'closed']).openapi('StoreStatus');
 const PointSchema = z.object({ lat: z.number(), lng: z.number() });
@@ -98,7 +113,9 @@ export const StoreBriefSchema = z
     vertical: z.enum(VERTICALS),
     status: StoreStatusValue,
     accepting_orders: z.boolean(),
-    opens_at: IsoTimestamp.nullable().openapi({ description: 'When closed: the next opening within a week, else null.' }),
+    opens_at: IsoTimestamp.nullable().openapi({
+      description: 'When closed: the next opening within a week, else null.',
+    }),
     image_url: z.string(),
     address: z.object({ area: z.string(), city: z.string() }),
     currency: Currency,
@@ -107,7 +124,10 @@ export const StoreBriefSchema = z
     category_ids: z.array(z.string()),
     distance_m: z.int().optional().openapi({ description: 'Only when lat and lng were sent: metres from that point.' }),
     delivery_fee: Money.optional().openapi({ description: 'Only when lat and lng were sent: the fee to that point.' }),
-    estimated_minutes: z.int().optional().openapi({ description: 'Only when lat and lng were sent: preparation plus riding time.' }),
+    estimated_minutes: z
+      .int()
+      .optional()
+      .openapi({ description: 'Only when lat and lng were sent: preparation plus riding time.' }),
   })
   .openapi('StoreBrief');
 
@@ -128,7 +148,13 @@ export const StoreSchema = z
     address: z.object({ line1: z.string(), area: z.string(), city: z.string(), country: z.string() }),
     opening_hours: z.object({
       time_zone: z.string().openapi({ example: 'Asia/Kuwait' }),
-      weekly: z.array(z.object({ day: z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']), open: z.string(), close: z.string() })),
+      weekly: z.array(
+        z.object({
+          day: z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']),
+          open: z.string(),
+          close: z.string(),
+        }),
+      ),
       closures: z.array(z.object({ date: z.string(), reason: z.string() })),
     }),
     delivery: z.object({
@@ -170,16 +196,28 @@ export const ItemSchema = z
 
 export const MenuSchema = z
   .object({
-    store: z.object({ id: z.string(), name: z.string(), name_ar: z.string().nullable(), status: StoreStatusValue, accepting_orders: z.boolean() }),
+    store: z.object({
+      id: z.string(),
+      name: z.string(),
+      name_ar: z.string().nullable(),
+      status: StoreStatusValue,
+      accepting_orders: z.boolean(),
+    }),
     currency: Currency,
-    categories: z.array(z.object({ id: z.string(), name: z.string(), name_ar: z.string().nullable(), items: z.array(ItemSchema) })),
+    categories: z.array(
+      z.object({ id: z.string(), name: z.string(), name_ar: z.string().nullable(), items: z.array(ItemSchema) }),
+    ),
   })
   .openapi('Menu');
 
 export const SearchResultSchema = z
   .object({
     stores: z.array(StoreBriefSchema),
-    items: z.array(ItemSchema.extend({ store: z.object({ id: z.string(), name: z.string(), status: StoreStatusValue }) }).openapi('SearchItem')),
+    items: z.array(
+      ItemSchema.extend({ store: z.object({ id: z.string(), name: z.string(), status: StoreStatusValue }) }).openapi(
+        'SearchItem',
+      ),
+    ),
   })
   .openapi('SearchResult');
 
@@ -200,7 +238,13 @@ export const DeliveryQuoteSchema = z
   .openapi('DeliveryQuote');
 
 export const CategorySchema = z
-  .object({ id: z.string(), object: z.literal('category'), name: z.string(), name_ar: z.string().nullable(), image_url: z.string() })
+  .object({
+    id: z.string(),
+    object: z.literal('category'),
+    name: z.string(),
+    name_ar: z.string().nullable(),
+    image_url: z.string(),
+  })
   .openapi('Category');
 
 export const OfferSchema = z
@@ -212,14 +256,20 @@ export const OfferSchema = z
     scope: z.enum(['platform', 'store']),
     store_id: z.string().nullable(),
     kind: z.enum(['percent', 'fixed', 'free_delivery']),
-    percent: z.number().nullable().openapi({ description: 'Percent offers: 10 means 10% off the subtotal; else null.' }),
+    percent: z
+      .number()
+      .nullable()
+      .openapi({ description: 'Percent offers: 10 means 10% off the subtotal; else null.' }),
     amount: Money.nullable().openapi({ description: 'Fixed offers: the amount off; else null.' }),
     currency: Currency.nullable(),
     min_subtotal: Money,
     max_discount: Money.nullable(),
     applies_to: z.enum(['subtotal', 'delivery_fee']),
     requires_code: z.boolean(),
-    promo_code: z.string().nullable().openapi({ description: 'The public code to enter, or null for automatic offers.' }),
+    promo_code: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The public code to enter, or null for automatic offers.' }),
     verticals: z.array(z.enum(VERTICALS)).nullable(),
     cities: z.array(z.string()).nullable(),
     starts_at: IsoTimestamp,
@@ -233,7 +283,12 @@ export const PromoValidateBody = z
   .object({
     code: z.string().trim().min(1).max(32),
     store_id: z.string().min(1).max(64),
-    subtotal: z.number().min(0).max(1_000_000).optional().openapi({ description: "Basket subtotal in the store's currency; or send items." }),
+    subtotal: z
+      .number()
+      .min(0)
+      .max(1_000_000)
+      .optional()
+      .openapi({ description: "Basket subtotal in the store's currency; or send items." }),
     items: z
       .array(
         z
@@ -249,12 +304,18 @@ export const PromoValidateBody = z
       .optional()
       .openapi({ description: 'Basket lines, priced from the catalog; or send subtotal.' }),
     fulfilment: z.enum(['delivery', 'pickup']).default('delivery'),
-    location: Location.optional().openapi({ description: 'Delivery point, for the exact delivery fee (free-delivery codes).' }),
+    location: Location.optional().openapi({
+      description: 'Delivery point, for the exact delivery fee (free-delivery codes).',
+    }),
   })
   .strict()
   .superRefine((b, ctx) => {
     if ((b.subtotal === undefined) === (b.items === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [b.items === undefined ? 'subtotal' : 'items'], message: 'send exactly one of subtotal or items' });
+      ctx.addIssue({
+        code: 'custom',
+        path: [b.items === undefined ? 'subtotal' : 'items'],
+        message: 'send exactly one of subtotal or items',
+      });
     }
   })
   .openapi('PromoCodeValidationRequest');

@@ -5,10 +5,16 @@ import { ERROR_CODES } from '../../domain/errors.js';
 export const ErrorBody = z
   .object({
     error: z.object({
-      code: z.string().openapi({ description: 'Machine-readable code; clients must tolerate unknown codes.', example: 'validation_error' }),
+      code: z.string().openapi({
+        description: 'Machine-readable code; clients must tolerate unknown codes.',
+        example: 'validation_error',
+      }),
       message: z.string(),
       request_id: z.string(),
-      param: z.string().optional().openapi({ description: 'The parameter or JSON path of the body field that failed.' }),
+      param: z
+        .string()
+        .optional()
+        .openapi({ description: 'The parameter or JSON path of the body field that failed.' }),
       details: z
         .array(z.object({ param: z.string(), message: z.string() }))
         .optional()
@@ -32,7 +38,8 @@ const REPEATED = 'must be given once';
 
 /** Error messages for a single query value of the given kind; undefined keeps zod's message. */
 export const single = (what: string) => ({
-  error: (issue: { code: string; input?: unknown }) => (Array.isArray(issue.input) ? REPEATED : issue.code === 'invalid_type' ? `must be ${what}` : undefined),
+  error: (issue: { code: string; input?: unknown }) =>
+    Array.isArray(issue.input) ? REPEATED : issue.code === 'invalid_type' ? `must be ${what}` : undefined,
 });
 
 /**
@@ -50,8 +57,13 @@ export function queryNumber(min: number, max: number, integer = false) {
   const toNumber = (v: unknown): unknown => (typeof v === 'string' ? (plain.test(v) ? Number(v) : Number.NaN) : v);
   let n = z.number(single(integer ? 'an integer' : 'a number'));
   if (integer) n = n.int('must be an integer');
-  const description = integer ? 'Written as plain digits' : 'Written as plain digits, with an optional fraction (no exponent)';
-  return z
-    .preprocess(toNumber, n.min(min, between).max(max, between))
-    .openapi({ type: integer ? 'integer' : 'number', minimum: min, maximum: max, description: `${description}${min < 0 ? ', a leading - for negatives' : ''}.` });
+  const description = integer
+    ? 'Written as plain digits'
+    : 'Written as plain digits, with an optional fraction (no exponent)';
+  return z.preprocess(toNumber, n.min(min, between).max(max, between)).openapi({
+    type: integer ? 'integer' : 'number',
+    minimum: min,
+    maximum: max,
+    description: `${description}${min < 0 ? ', a leading - for negatives' : ''}.`,
+  });
 }

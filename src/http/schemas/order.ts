@@ -11,10 +11,29 @@ import type { PublicOrder } from '../../domain/order/public-order.js';
  * (JavaScript, Python, Rust: API tools that generate or check requests); astral ones are literal.
  */
 const CONTROL_AND_FORMAT: ReadonlyArray<readonly [number, number]> = [
-  [0x0, 0x1f], [0x7f, 0x9f], [0xad, 0xad], [0x600, 0x605], [0x61c, 0x61c], [0x6dd, 0x6dd], [0x70f, 0x70f],
-  [0x890, 0x891], [0x8e2, 0x8e2], [0x180e, 0x180e], [0x200b, 0x200f], [0x202a, 0x202e], [0x2060, 0x2064],
-  [0x2066, 0x206f], [0xfeff, 0xfeff], [0xfff9, 0xfffb], [0x110bd, 0x110bd], [0x110cd, 0x110cd],
-  [0x13430, 0x1343f], [0x1bca0, 0x1bca3], [0x1d173, 0x1d17a], [0xe0001, 0xe0001], [0xe0020, 0xe007f],
+  [0x0, 0x1f],
+  [0x7f, 0x9f],
+  [0xad, 0xad],
+  [0x600, 0x605],
+  [0x61c, 0x61c],
+  [0x6dd, 0x6dd],
+  [0x70f, 0x70f],
+  [0x890, 0x891],
+  [0x8e2, 0x8e2],
+  [0x180e, 0x180e],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x2064],
+  [0x2066, 0x206f],
+  [0xfeff, 0xfeff],
+  [0xfff9, 0xfffb],
+  [0x110bd, 0x110bd],
+  [0x110cd, 0x110cd],
+  [0x13430, 0x1343f],
+  [0x1bca0, 0x1bca3],
+  [0x1d173, 0x1d17a],
+  [0xe0001, 0xe0001],
+  [0xe0020, 0xe007f],
 ];
 const spell = (cp: number) => (cp <= 0xffff ? `\\u${cp.toString(16).padStart(4, '0')}` : String.fromCodePoint(cp));
 /** Printable text: no control or format characters anywhere (so no CR/LF header or log injection). */
@@ -30,9 +49,16 @@ const Text = (max: number) =>
     .max(max)
     // zod-to-openapi writes a flagged regex as `source/u`, which no string matches; give the source.
     .openapi({ pattern: PRINTABLE_PATTERN });
-const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'must be an id (A-Z a-z 0-9 _ -)');
+const Id = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be an id (A-Z a-z 0-9 _ -)');
 
-export const Location = z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) }).strict().openapi('Location');
+export const Location = z
+  .object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) })
+  .strict()
+  .openapi('Location');
 
 export const Phone = z
   .string()
@@ -41,7 +67,11 @@ export const Phone = z
     // One parse gives both the check and the normalised number (the same parse isValidPhoneNumber makes).
     const phone = v.startsWith('+') ? parsePhoneNumberFromString(v, { extract: false }) : undefined;
     if (phone?.isValid()) return phone.number as string;
-    ctx.issues.push({ code: 'custom', message: 'must be a valid phone number in international format, e.g. +96550000000', input: v });
+    ctx.issues.push({
+      code: 'custom',
+      message: 'must be a valid phone number in international format, e.g. +96550000000',
+      input: v,
+    });
     return z.NEVER;
   })
   .openapi({ example: '+96550001234', description: 'International format (E.164 after normalisation).' });
@@ -61,7 +91,11 @@ export const PlaceOrderBody = z
           .object({
             item_id: Id,
             quantity: z.int().min(1).max(99),
-            modifier_ids: z.array(Id).max(50).optional().openapi({ description: 'Option ids from the item\'s modifier_groups[].options[].id.' }),
+            modifier_ids: z
+              .array(Id)
+              .max(50)
+              .optional()
+              .openapi({ description: "Option ids from the item's modifier_groups[].options[].id." }),
           })
           .strict(),
       )
@@ -80,13 +114,17 @@ export const PlaceOrderBody = z
       .optional()
       .openapi({ description: 'Required for delivery; ignored for pickup.' }),
     payment_method: z.enum(['cash', 'card']),
-    reference: Text(100).optional().openapi({ description: "The partner's own reference, echoed back and filterable in GET /orders." }),
+    reference: Text(100)
+      .optional()
+      .openapi({ description: "The partner's own reference, echoed back and filterable in GET /orders." }),
     tip: z
       .number()
       .min(0)
       .max(Math.max(...Object.values(MAX_TIP)), `must be at most the maximum of the store's currency: ${MAX_TIPS}`)
       .optional()
-      .openapi({ description: `Tip in the store's currency (e.g. 0.5 KWD), with at most the currency's decimals, at most ${MAX_TIPS}.` }),
+      .openapi({
+        description: `Tip in the store's currency (e.g. 0.5 KWD), with at most the currency's decimals, at most ${MAX_TIPS}.`,
+      }),
     promo_code: z.string().trim().min(1).max(32).optional(),
   })
   .strict()
@@ -106,7 +144,10 @@ export const IdempotencyHeaders = z.object({
     .openapi({ description: 'Unique per order you intend to create; reuse it when retrying.' }),
 });
 
-export const CancelOrderBody = z.object({ reason: Text(200).optional() }).strict().openapi('CancelOrderRequest');
+export const CancelOrderBody = z
+  .object({ reason: Text(200).optional() })
+  .strict()
+  .openapi('CancelOrderRequest');
 
 export const OrderSchema = z
   .object({
@@ -152,7 +193,10 @@ export const OrderSchema = z
   .openapi('Order');
 
 // Compile-time check that the schema documents exactly what toPublicOrder returns: each type fits the other.
-const _orderSchemaIsPublicOrder: [z.infer<typeof OrderSchema>, PublicOrder] extends [PublicOrder, z.infer<typeof OrderSchema>]
+const _orderSchemaIsPublicOrder: [z.infer<typeof OrderSchema>, PublicOrder] extends [
+  PublicOrder,
+  z.infer<typeof OrderSchema>,
+]
   ? true
   : never = true;
 

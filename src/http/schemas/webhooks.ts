@@ -7,13 +7,19 @@ const DELIVERY_STATUSES = ['pending', 'succeeded', 'retrying', 'failed'] as cons
 
 export const RegisterEndpointBody = z
   .object({
-    url: z.string().min(1).max(2048).openapi({ description: 'https only; port 443 (the default) or 1024-65535; every address the host resolves to must be public.', example: 'https://hooks.example.com/orders' }),
+    url: z.string().min(1).max(2048).openapi({
+      description:
+        'https only; port 443 (the default) or 1024-65535; every address the host resolves to must be public.',
+      example: 'https://hooks.example.com/orders',
+    }),
     events: z
       .array(z.string().min(1).max(64))
       .min(1)
       .max(EVENT_TYPES.length * 2)
       .optional()
-      .openapi({ description: 'Event types to send; omitted means all (including types added later). Unknown names: 400.' }),
+      .openapi({
+        description: 'Event types to send; omitted means all (including types added later). Unknown names: 400.',
+      }),
   })
   .strict()
   .openapi('RegisterWebhookEndpointRequest');
@@ -24,8 +30,13 @@ export const WebhookEndpointSchema = z
     url: z.string(),
     events: z.array(EventTypeName).nullable().openapi({ description: 'The subscribed event types; null means all.' }),
     secret_hint: z.string().openapi({ description: 'Last 4 characters of the current signing secret.' }),
-    secret: z.string().optional().openapi({ description: 'The signing secret (`whsec_…`): only in the answer that created or rotated it.' }),
-    previous_secret_expires_at: IsoTimestamp.nullable().openapi({ description: 'During a rotation overlap: until when the replaced secret still signs.' }),
+    secret: z
+      .string()
+      .optional()
+      .openapi({ description: 'The signing secret (`whsec_…`): only in the answer that created or rotated it.' }),
+    previous_secret_expires_at: IsoTimestamp.nullable().openapi({
+      description: 'During a rotation overlap: until when the replaced secret still signs.',
+    }),
     created_at: IsoTimestamp,
     updated_at: IsoTimestamp,
   })
@@ -35,7 +46,10 @@ const AttemptSchema = z.object({
   at: IsoTimestamp.openapi({ description: 'When the attempt started.' }),
   trigger: z.enum(['schedule', 'redelivery']),
   url: z.string(),
-  status: z.int().nullable().openapi({ description: 'HTTP status of the reply; null when there was none (refused, timeout, URL check).' }),
+  status: z
+    .int()
+    .nullable()
+    .openapi({ description: 'HTTP status of the reply; null when there was none (refused, timeout, URL check).' }),
   duration_ms: z.int(),
   error: z.string().nullable(),
 });
@@ -47,7 +61,9 @@ export const WebhookDeliverySchema = z
     event_id: z.string(),
     event_type: EventTypeName,
     order_id: z.string().nullable(),
-    url: z.string().openapi({ description: 'Where the last attempt went (the endpoint URL when scheduled, before any attempt).' }),
+    url: z
+      .string()
+      .openapi({ description: 'Where the last attempt went (the endpoint URL when scheduled, before any attempt).' }),
     status: z.enum(DELIVERY_STATUSES),
     attempt_count: z.int(),
     next_attempt_at: IsoTimestamp.nullable(),
@@ -60,7 +76,12 @@ export const WebhookDeliverySchema = z
 export const ListDeliveriesQuery = z
   .object({
     limit: queryNumber(1, 100, true).default(10),
-    starting_after: z.string().min(1).max(80).optional().openapi({ description: 'A delivery id from the previous page: the next page starts after it.' }),
+    starting_after: z
+      .string()
+      .min(1)
+      .max(80)
+      .optional()
+      .openapi({ description: 'A delivery id from the previous page: the next page starts after it.' }),
     type: EventTypeName.optional(),
     status: z.enum(DELIVERY_STATUSES).optional(),
     order_id: z.string().min(1).max(80).optional(),
@@ -71,7 +92,10 @@ export const ListDeliveriesQuery = z
 export const DeliveryPagination = z.object({
   limit: z.int(),
   has_more: z.boolean(),
-  next_starting_after: z.string().nullable().openapi({ description: 'Pass as starting_after for the next page; null on the last page.' }),
+  next_starting_after: z
+    .string()
+    .nullable()
+    .openapi({ description: 'Pass as starting_after for the next page; null on the last page.' }),
 });
 
 export const DeliveryIdParams = z.object({ delivery_id: z.string().min(1).max(80) });
