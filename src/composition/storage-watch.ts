@@ -14,7 +14,7 @@ export interface StorageWatch {
    * write itself (StorageProbed) and rejects with its error until one succeeds: a replica a balancer
    * stopped sending requests to still finds out when space has come back.
    */
-  check(): Promise<void>;
+  check: () => Promise<void>;
 }
 
 export function watchStorage(store: EventStore, deps: { clock: Clock; logger: Logger }): StorageWatch {

@@ -29,7 +29,8 @@ export interface Stores {
   mongo?: Db;
   /** Builds a per-minute limiter with the given budget on the configured backing store. */
   rateLimiterFactory(points: number): RateLimiterAbstract;
-  readiness(): Promise<Record<string, string>>;
+  /** A plain function, so the health route can hold it without its object. */
+  readiness: () => Promise<Record<string, string>>;
   close(): Promise<void>;
 }
 

@@ -100,8 +100,9 @@ export function routeDispatcher(
       await options.requireAdmin(req);
     }
     const { request = {} } = route;
-    const params = request.params ? parseOrThrow(request.params, raw, 'path') : raw;
-    const query = request.query ? parseOrThrow(request.query, req.query ?? {}, 'query') : {};
+    // Typed per route by its schemas; the dispatcher serves every route, so here they are unknown.
+    const params: unknown = request.params ? parseOrThrow(request.params, raw, 'path') : raw;
+    const query: unknown = request.query ? parseOrThrow(request.query, req.query ?? {}, 'query') : {};
     const headers = request.headers ? parseOrThrow(request.headers, req.headers, 'header') : {};
     const ctx = {
       params,

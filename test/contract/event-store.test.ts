@@ -193,7 +193,7 @@ describe('embedded SQLite event store across connections and processes', () => {
     ]);
     const events = await open().readStream('order-contended');
     expect(events.map((e) => e.revision)).toEqual([...Array(2 * COUNT).keys()]);
-    expect(new Set(events.map((e) => String(e.position)))).toEqual(new Set([...a!, ...b!]));
+    expect(new Set(events.map((e) => String(e.position)))).toEqual(new Set([...a, ...b]));
     const pids = [...new Set(events.map((e) => e.data.pid))];
     expect(pids).toHaveLength(2);
     for (const pid of pids) {

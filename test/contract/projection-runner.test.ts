@@ -148,7 +148,7 @@ const comparable = (docs: Array<StoredDocument<unknown>>) =>
 describe.each(adapters)('projection runner over the embedded event store, %s read models', (_name, open) => {
   it('when a runner is stopped and started again, then it resumes from its checkpoint and applies nothing twice', async () => {
     const store = new CountingStore(await open());
-    const first = runner(ordersList as unknown as AnyProjection, store);
+    const first = runner(ordersList, store);
     await first.start();
     for (let n = 0; n < 5; n++) await appendOrder(n);
     await reachHead(first);
@@ -157,7 +157,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     expect(await store.checkpoint(ordersList.name)).toBe(head);
 
     const again = new CountingStore(store);
-    const second = runner(ordersList as unknown as AnyProjection, again);
+    const second = runner(ordersList, again);
     await second.start();
     expect(second.position).toBe(head);
     await appendOrder(5);
@@ -174,7 +174,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
 
   it('when a process dies before its checkpoint was saved, then the restart replays those events and they are no-ops', async () => {
     const inner = await open();
-    const crashing = runner(ordersList as unknown as AnyProjection, new CountingStore(inner, false));
+    const crashing = runner(ordersList, new CountingStore(inner, false));
     await crashing.start();
     for (let n = 0; n < 3; n++) await appendOrder(n);
     await reachHead(crashing);
@@ -183,7 +183,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     expect(await inner.checkpoint(ordersList.name)).toBe(0n);
 
     const counting = new CountingStore(inner);
-    const restarted = runner(ordersList as unknown as AnyProjection, counting);
+    const restarted = runner(ordersList, counting);
     await restarted.start();
     await reachHead(restarted);
     expect(counting.gets).toBe(21);
@@ -320,7 +320,7 @@ describe('ReadModels: checkpoints that are not in the log', () => {
 describe('ProjectionRunner.waitFor', () => {
   it('when the runner passes the position, then the promise resolves true and the write is readable', async () => {
     const store = new SqliteReadModelStore();
-    const r = runner(ordersList as unknown as AnyProjection, store);
+    const r = runner(ordersList, store);
     await r.start();
     const position = await appendOrder(1, lifeOf(1).slice(0, 1));
     expect(await r.waitFor(position, WAIT_MS)).toBe(true);
@@ -334,7 +334,7 @@ describe('ProjectionRunner.waitFor', () => {
   });
 
   it('when the position is never reached, then it resolves false after the timeout', async () => {
-    const r = runner(ordersList as unknown as AnyProjection, new SqliteReadModelStore());
+    const r = runner(ordersList, new SqliteReadModelStore());
     await r.start();
     expect(await r.waitFor(1_000n, 50)).toBe(false);
   });

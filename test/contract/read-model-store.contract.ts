@@ -260,7 +260,7 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
             for (
               let page = await byReference(direction, { limit });
               page.length;
-              page = await byReference(direction, { limit, after: after! })
+              page = await byReference(direction, { limit, after: after })
             ) {
               seen.push(...ids(page));
               const last = page[page.length - 1]!;

@@ -54,14 +54,14 @@ export function startChildService(
       const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        child.stdout!.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-200_000)));
+        child.stdout.off('data', onData);
+        child.stdout.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-200_000)));
         const port = Number(m[1]);
         resolve({ child, port, url: `http://127.0.0.1:${port}`, output: () => out, exited });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`service exited (${code}) before listening:\n${out.slice(-2000)}`));

@@ -15,7 +15,7 @@ function prepare(doc: Doc) {
   if (!entry) {
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-    ajv.addSchema(doc as object, 'openapi');
+    ajv.addSchema(doc, 'openapi');
     const templates = Object.keys(doc.paths).map((path) => ({
       path,
       regex: new RegExp('^' + path.replace(/\{[^}]+\}/g, '[^/]+') + '$'),

@@ -166,7 +166,7 @@ describe('transitionTable refuses a machine it could not step exactly as xstate 
   it('accepts the order machine, and a plain machine with named guards and updates', () => {
     const step = transitionTable<'a' | 'b', { n: number }, { type: 'go' }>(
       setup({
-        types: {} as { context: { n: number }; events: { type: 'go' } },
+        types: {},
         guards: { small: ({ context }) => context.n < 2 },
         actions: { bump: assign(({ context }) => ({ n: context.n + 1 })) },
       }).createMachine({

@@ -30,7 +30,7 @@ function due(id: string): DeliveryState {
     attempts: [],
     sending: null,
     abandoned_claims: 0,
-  } as DeliveryState;
+  };
 }
 
 describe('DeliveryScheduler.drain', () => {

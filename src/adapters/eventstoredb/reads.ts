@@ -10,7 +10,7 @@ import type { StreamingRead } from '@eventstore/db-client';
 export async function* consume<E>(read: StreamingRead<E>): AsyncGenerator<E> {
   let ended = false;
   try {
-    for await (const item of read) yield item as E;
+    for await (const item of read) yield item;
     ended = true;
   } finally {
     if (!ended) await read.cancel().catch(() => undefined); // a call that failed to start has nothing to cancel

@@ -128,7 +128,7 @@ export class MongoReadModelStore implements ReadModelStore {
     if (q.range) {
       const { field, ...bounds } = q.range;
       const ops = Object.fromEntries(Object.entries(bounds).map(([op, v]) => [`$${op}`, v]));
-      and.push({ [`doc.${field}`]: ops } as Filter<Row>);
+      and.push({ [`doc.${field}`]: ops });
     }
     if (q.after) and.push(afterFilter(`doc.${q.sort.field}`, asc, q.after));
     const dir = asc ? 1 : -1;
@@ -216,7 +216,7 @@ export class MongoReadModelStore implements ReadModelStore {
 }
 
 function whereFilter(where: Record<string, FieldValue> = {}): Filter<Row> {
-  return Object.fromEntries(Object.entries(where).map(([f, v]) => [`doc.${f}`, v])) as Document as Filter<Row>;
+  return Object.fromEntries(Object.entries(where).map(([f, v]) => [`doc.${f}`, v]));
 }
 
 /**
@@ -234,7 +234,7 @@ function afterFilter(field: string, asc: boolean, after: { value: FieldValue; id
       : asc
         ? { $or: [{ [field]: { $gt: value } }, { [field]: value, _id: { $gt: id } }] }
         : { $or: [{ [field]: { $lt: value } }, { [field]: null }, { [field]: value, _id: { $lt: id } }] };
-  return filter as Filter<Row>;
+  return filter;
 }
 
 function toStored<D>(row: Row): StoredDocument<D> {

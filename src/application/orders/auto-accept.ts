@@ -50,7 +50,7 @@ export class AutoAccept {
       order.environment === 'live' && catalog.current().store(order.store.id)?.auto_accept === true;
     try {
       await orders.operateIf(
-        { actor: 'restaurant', correlationId: String(e.metadata.correlation_id ?? e.id), causationId: e.id },
+        { actor: 'restaurant', correlationId: correlationOf(e), causationId: e.id },
         orderId,
         wanted,
         { type: 'accept', by: 'auto' },
@@ -61,4 +61,10 @@ export class AutoAccept {
     }
     return 'ack';
   }
+}
+
+/** The placement's correlation id; stored metadata is any JSON, so it is checked, and the event's id stands in. */
+function correlationOf(e: RecordedEvent): string {
+  const id = e.metadata.correlation_id;
+  return typeof id === 'string' ? id : e.id;
 }

@@ -128,6 +128,8 @@ export const orderContextUpdates = {
 
 const u = orderContextUpdates;
 export const orderMachine = setup({
+  // XState's typing idiom: the assertion is what gives the machine its context and event types.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
   types: {} as { context: OrderContext; events: OrderEvent },
   guards: orderGuards,
   actions: {
