@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { EventFilter } from '../ports/event-store.js';
+import type { EventFilter } from '../ports/event-filter.js';
 import type { DocumentRow, ReadModelStore } from '../ports/read-model-store.js';
 
 /**

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   WrongExpectedRevisionError,
-  streamPart,
   type EventStore,
   type NewEvent,
   type RecordedEvent,
 } from '../../src/ports/event-store.js';
+import { streamPart } from '../../src/ports/event-filter.js';
 
 /** How the suite reaches one backend. */
 export interface EventStoreFixture {

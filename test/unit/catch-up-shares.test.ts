@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { catchUpShares } from '../../src/application/catch-up-worker.js';
-import { streamKey, streamPart } from '../../src/ports/event-store.js';
+import { streamKey, streamPart } from '../../src/ports/event-filter.js';
 import { PROJECTIONS } from '../../projections/index.js';
 import type { ProjectedEvent } from '../../projections/projection.js';
 

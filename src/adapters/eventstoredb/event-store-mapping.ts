@@ -19,12 +19,11 @@ import {
 import {
   StorageUnavailableError,
   WrongExpectedRevisionError,
-  matchesFilter as matchesStreamFilter,
-  type EventFilter,
   type ExpectedRevision,
   type RecordedEvent,
   type StoredMetadata,
 } from '../../ports/event-store.js';
+import { matchesFilter as matchesStreamFilter, type EventFilter } from '../../ports/event-filter.js';
 
 export function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
   if (expected === 'any') return ANY;

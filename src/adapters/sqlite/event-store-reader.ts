@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { keyPart, type EventFilter, type RecordedEvent } from '../../ports/event-store.js';
+import { keyPart, type EventFilter } from '../../ports/event-filter.js';
+import type { RecordedEvent } from '../../ports/event-store.js';
 import type { EventTuple, RecentEvents } from './event-store-recent.js';
 
 /** Columns of `events` in the order every query selects them. */

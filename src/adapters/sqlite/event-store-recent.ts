@@ -1,4 +1,4 @@
-import { matchesFilter, type EventFilter } from '../../ports/event-store.js';
+import { matchesFilter, type EventFilter } from '../../ports/event-filter.js';
 
 /** A row of EVENT_COLUMNS as an array (better-sqlite3's raw mode), in column order. */
 export type EventTuple = [
