@@ -9,6 +9,13 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
 RUN npm run build && npm prune --omit=dev
+# /docs serves one file of @scalar/api-reference, its self-contained browser bundle; the package's
+# sources and its Vue dependency tree (about 160 MB) stay out of the image.
+RUN keep=node_modules/@scalar/api-reference \
+ && mkdir -p /tmp/keep/dist/browser \
+ && cp $keep/package.json /tmp/keep/ && cp $keep/dist/index.js /tmp/keep/dist/ \
+ && cp $keep/dist/browser/standalone.js /tmp/keep/dist/browser/ \
+ && rm -rf node_modules/@scalar && mkdir -p node_modules/@scalar && mv /tmp/keep $keep
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the running service against the OpenAPI document it serves (schemathesis, pinned below).
+# Fuzzes the running service against the OpenAPI documents it serves (schemathesis, pinned below):
+# the partner document (/v1/openapi.json) with a sandbox key, then the operators' document
+# (/internal/openapi.json, fetched with the admin token) with the admin token.
 # Starts the service (embedded stores, fresh DATA_DIR, free loopback port), makes a partner with the
-# CLI, runs every operation with a sandbox key, stops the service, exits with schemathesis's status.
+# CLI, runs every operation, stops the service, exits non-zero when either run failed.
 #
 #   bash .ci/schemathesis.sh                 # the CI run (fixed seed)
 #   ST_EXAMPLES=300 ST_SEED=7 bash .ci/schemathesis.sh
@@ -75,20 +77,29 @@ node test/fuzz/schemathesis-config.mjs "$BASE" "$KEY" "$LIVE_KEY" >"$WORK/schema
 # that know pytest take for a run that executed no test; say the same words without the banner.
 closing_banner() { sed -E 's/^=+ (.*) in ([0-9.]+)s =+$/schemathesis summary: \1, after \2 s/'; }
 
-echo "== schemathesis $SCHEMATHESIS_VERSION against $BASE (seed $SEED, $EXAMPLES examples per operation)"
+# The operators' document is behind the admin token like the rest of /internal.
+node -e 'fetch(process.argv[1], { headers: { Authorization: `Bearer ${process.argv[2]}` } }).then(async (r) => { if (r.status !== 200) throw new Error(`${r.status}`); process.stdout.write(await r.text()); })' \
+  "$BASE/internal/openapi.json" "$ST_ADMIN_TOKEN" >"$WORK/internal-openapi.json"
+
+fuzz() {
+  echo "== schemathesis $SCHEMATHESIS_VERSION: $2 against $BASE (seed $SEED, $EXAMPLES examples per operation)"
+  "$VENV/bin/schemathesis" --config-file "$WORK/schemathesis.toml" run "$1" \
+    --url "$BASE" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
+    --seed "$SEED" \
+    --max-examples "$EXAMPLES" \
+    --workers 1 \
+    --request-timeout 10 \
+    --generation-database none \
+    --suppress-health-check all \
+    --no-color \
+    --output-truncate false 2>&1 | closing_banner
+}
+
 started=$SECONDS
 status=0
-"$VENV/bin/schemathesis" --config-file "$WORK/schemathesis.toml" run "$BASE/v1/openapi.json" \
-  --url "$BASE" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
-  --seed "$SEED" \
-  --max-examples "$EXAMPLES" \
-  --workers 1 \
-  --request-timeout 10 \
-  --generation-database none \
-  --suppress-health-check all \
-  --no-color \
-  --output-truncate false 2>&1 | closing_banner || status=$?
+fuzz "$BASE/v1/openapi.json" "the partner document" || status=$?
+fuzz "$WORK/internal-openapi.json" "the operators' document" || { s=$?; [[ $status -ne 0 ]] || status=$s; }
 echo "== schemathesis finished in $((SECONDS - started)) s with status $status"
 if ! kill -0 "$SERVER_PID" 2>/dev/null; then
   echo "== the service died during the run; the end of its log:"

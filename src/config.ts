@@ -53,7 +53,9 @@ export const configSchema = z
       .string()
       .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
       .optional()
-      .describe('AES-256-GCM key for webhook signing secrets at rest. Embedded default: a key file under DATA_DIR.'),
+      .describe(
+        'AES-256-GCM key for webhook signing secrets at rest; delivery quotes are signed with a key derived from it. Embedded default: a key file under DATA_DIR.',
+      ),
     DEFAULT_RATE_LIMIT_PER_MIN: z.coerce
       .number()
       .int()

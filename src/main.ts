@@ -6,6 +6,7 @@ import { buildService } from './composition/server.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { createHttpServer } from './http/http-server.js';
 import { installShutdown } from './composition/shutdown.js';
+import { registerService } from './composition/service-registry.js';
 import { Refusal } from './shared/refusal.js';
 
 async function main(): Promise<void> {
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
+    // So the CLI can tell which DATA_DIR the running service uses; removed when the process exits.
+    registerService(port, config.dataDir);
     logger.info(
       { port, data_dir: config.dataDir, event_store: config.EVENT_STORE, read_store: config.READ_STORE },
       `listening on http://localhost:${port}`,

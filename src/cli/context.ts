@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { EVENTS_FILE, IdentityRefusal } from '../composition/data-dir.js';
+import { dataDirIdentity, runningServices, type RunningService } from '../composition/service-registry.js';
 import { openEmbeddedLogAlone, openStores, type OpenStoresOptions, type Stores } from '../composition/stores.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-model-store.js';
@@ -21,6 +22,7 @@ export async function withStores<T>(
   options: Pick<OpenStoresOptions, 'webhookKeyCheck'> = {},
 ): Promise<T> {
   const config = cliConfig();
+  checkDataDir(config);
   let stores: Stores;
   try {
     stores = await openStores(config, { integrityCheck: false, webhookKeyCheck: false, ...options });
@@ -46,6 +48,7 @@ export async function withEventLog<T>(
   fn: (events: EventStore, config: Config, readModels: ReadModelStore | undefined) => Promise<T>,
 ): Promise<T> {
   const config = cliConfig();
+  checkDataDir(config);
   const eventsFile = path.join(config.dataDir, EVENTS_FILE);
   let stores: Stores;
   try {
@@ -74,6 +77,52 @@ export async function withEventLog<T>(
   }
 }
 
+/** The command line as it was typed after `npm run cli --`, quoted where a shell needs it. */
+const typedArgs = (): string =>
+  process.argv
+    .slice(2)
+    .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
+
+const describeService = (s: RunningService): string => `pid ${s.pid}, port ${s.port}`;
+
+/**
+ * Says which DATA_DIR the command uses when it was not chosen (the default ./data), and refuses
+ * when it is sure that is not the running service's directory (docs/operations.md): writing there
+ * would go where the service never looks (a new key answering 401). Sure means one of:
+ * - PORT is set and the service listening on it uses another directory;
+ * - DATA_DIR is not set, services are running, and none of them uses ./data.
+ * Services are those of this user on this machine (service-registry.ts); with none seen, nothing
+ * is refused.
+ */
+export function checkDataDir(config: Config, env: NodeJS.ProcessEnv = process.env): void {
+  if (config.EVENT_STORE !== 'embedded' && config.READ_STORE !== 'embedded') return;
+  const mine = dataDirIdentity(config.dataDir);
+  const chosen = Boolean(env.DATA_DIR);
+  const services = runningServices(env);
+  const fix = (dir: string) => `DATA_DIR=${dir} npm run cli -- ${typedArgs()}`;
+  if (env.PORT) {
+    const onPort = services.find((s) => s.port === config.PORT);
+    if (onPort && onPort.data_dir !== mine) {
+      throw new CliError(
+        `DATA_DIR is ${mine}, but the service on port ${config.PORT} (${describeService(onPort)}) uses ${onPort.data_dir}. ` +
+          `Run: ${fix(onPort.data_dir)}  (or set PORT to the port of the service that uses ${mine}).`,
+      );
+    }
+  }
+  if (!chosen) {
+    const others = services.filter((s) => s.data_dir !== mine);
+    if (others.length > 0 && others.length === services.length) {
+      const where = others.map((s) => `${s.data_dir} (${describeService(s)})`).join(', ');
+      throw new CliError(
+        `DATA_DIR is not set, so this command would use ${mine}, but the running service uses ${where}. ` +
+          `Run: ${fix(others[0]!.data_dir)}  (or, to use ${mine} anyway: ${fix(mine)}).`,
+      );
+    }
+    process.stderr.write(`DATA_DIR: ${mine} (the default; set DATA_DIR to use another directory)\n`);
+  }
+}
+
 /** The configuration from the environment; a bad value is a CliError naming the variable. */
 export function cliConfig(): Config {
   try {
@@ -94,7 +143,11 @@ export function printTable(rows: Array<Record<string, unknown>>): void {
     return;
   }
   const cols = Object.keys(rows[0]!);
-  const text = (v: unknown) => (Array.isArray(v) ? v.join(',') : v === null || v === undefined ? '-' : String(v));
+  const text = (v: unknown): string => {
+    if (Array.isArray(v)) return v.join(',');
+    if (v === null || v === undefined) return '-';
+    return typeof v === 'object' ? JSON.stringify(v) : `${v as string | number | boolean | bigint}`;
+  };
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
   const line = (cells: string[]) =>
     cells

@@ -10,6 +10,7 @@ import { registerStreamCommands } from './commands/streams.js';
 import { registerProjectionCommands } from './commands/projections.js';
 import { registerAuditCommands } from './commands/audit.js';
 import { registerDataDirCommands } from './commands/data-dir.js';
+import { registerListenCommand } from './commands/listen.js';
 
 const program = new Command()
   .name('partner-ordering')
@@ -26,6 +27,7 @@ registerStreamCommands(program);
 registerProjectionCommands(program);
 registerAuditCommands(program);
 registerDataDirCommands(program);
+registerListenCommand(program);
 
 try {
   await program.parseAsync(process.argv);

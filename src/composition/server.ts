@@ -7,6 +7,8 @@ import { KeyRateLimiter } from '../application/rate-limits.js';
 import { CatalogService } from '../application/catalog-service.js';
 import { OrderService } from '../application/orders/order-service.js';
 import { RiderLocations } from '../application/orders/rider-locations.js';
+import { DeliveryQuotes } from '../application/orders/quotes.js';
+import { Sandbox } from '../application/orders/sandbox.js';
 import { AUTO_ACCEPT_GROUP, AutoAccept } from '../application/orders/auto-accept.js';
 import { BuiltinCheckout } from '../application/payments/builtin-checkout.js';
 import { ReadModels } from '../application/read-models.js';
@@ -20,8 +22,15 @@ import { internalReadModelRoutes } from '../http/routes/internal-read-models.js'
 import { checkoutRoutes } from '../http/routes/checkout.js';
 import { catalogRoutes } from '../http/routes/catalog.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
+import { eventRoutes } from '../http/routes/events.js';
 import { metricsRoutes } from '../http/routes/metrics.js';
-import { LOG_CATCH_UP_MS, createWebhooks, type WebhookOptions, type Webhooks } from '../webhooks/module.js';
+import {
+  LOG_CATCH_UP_MS,
+  createWebhooks,
+  webhookSecretsKey,
+  type WebhookOptions,
+  type Webhooks,
+} from '../webhooks/module.js';
 import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import type { Stores } from './stores.js';
 import { PrometheusMetrics } from './metrics.js';
@@ -32,6 +41,8 @@ export interface Services {
   catalog: CatalogService;
   orders: OrderService;
   riders: RiderLocations;
+  quotes: DeliveryQuotes;
+  sandbox: Sandbox;
   checkout: BuiltinCheckout;
   readModels: ReadModels;
   queries: OrderQueries;
@@ -60,11 +71,14 @@ export async function buildServices(
   const catalog = new CatalogService({ store: stores.catalog, logger: deps.logger });
   await catalog.start({ poll: deps.pollCatalog ?? false });
   const checkout = new BuiltinCheckout({ events: stores.events, clock: deps.clock, baseUrl: config.publicBaseUrl });
-  const orders = new OrderService({ events: stores.events, catalog, clock: deps.clock, payments: checkout });
+  // Quotes are signed with a key derived from the service's secret key (src/application/orders/quotes.ts).
+  const quotes = new DeliveryQuotes({ secretKey: () => webhookSecretsKey(config), clock: deps.clock });
+  const orders = new OrderService({ events: stores.events, catalog, clock: deps.clock, payments: checkout, quotes });
   const riders = new RiderLocations({ events: stores.events, clock: deps.clock });
+  const sandbox = new Sandbox({ orders, riders, catalog });
   const readModels = new ReadModels({ events: stores.events, store: stores.readModels, logger: deps.logger });
   const queries = new OrderQueries({ readModels, clock: deps.clock });
-  return { catalog, orders, riders, checkout, readModels, queries };
+  return { catalog, orders, riders, quotes, sandbox, checkout, readModels, queries };
 }
 
 /** Wires the application: stores -> application services -> HTTP routes and background workers. */
@@ -111,13 +125,14 @@ export async function buildService(
       isShuttingDown: () => shuttingDown,
     }),
     ...pingRoutes({ clock: deps.clock }),
-    ...orderRoutes({ orders: services.orders }),
+    ...orderRoutes({ orders: services.orders, sandbox: services.sandbox }),
     ...orderReadRoutes({ queries: services.queries }),
     ...checkoutRoutes({ checkout: services.checkout, orders: services.orders }),
     ...internalRoutes({ orders: services.orders, riders: services.riders }),
     ...internalReadModelRoutes({ readModels: services.readModels }),
-    ...catalogRoutes({ catalog: services.catalog, clock: deps.clock }),
+    ...catalogRoutes({ catalog: services.catalog, clock: deps.clock, quotes: services.quotes }),
     ...webhookRoutes({ endpoints: webhooks.endpoints, deliveries: webhooks.deliveries }),
+    ...eventRoutes({ events: webhooks.events }),
     // With METRICS_PORT the metrics are served there instead (src/main.ts), not on the API's port.
     ...(config.METRICS_PORT === undefined ? metricsRoutes({ scrape: () => metrics.scrape() }) : []),
   ];

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   item_not_found: { status: 404, message: 'No such item.' },
   order_not_found: { status: 404, message: 'No such order.' },
   delivery_not_found: { status: 404, message: 'No such webhook delivery.' },
+  event_not_found: { status: 404, message: 'No such event.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
   idempotency_conflict: {
     status: 409,
@@ -26,7 +27,15 @@ export const ERROR_CODES = {
   order_not_cancellable: { status: 409, message: 'The order can no longer be cancelled.' },
   invalid_transition: { status: 409, message: 'The order cannot make this transition in its current state.' },
   payment_not_required: { status: 409, message: 'This order needs no online payment.' },
-  payment_pending: { status: 409, message: 'The order is waiting for its card payment.' },
+  payment_pending: {
+    status: 409,
+    message:
+      'The order is waiting for its card payment: the customer pays through its payment link (POST /v1/orders/{order_id}/payment); a sandbox order can be paid with POST /v1/sandbox/orders/{order_id}/simulate {"action": "payment_succeeded"}.',
+  },
+  quote_expired: {
+    status: 409,
+    message: 'The delivery quote has expired; get a new one from GET /v1/stores/{store_id}/delivery-quote.',
+  },
   concurrent_modification: { status: 409, message: 'The resource was modified concurrently; retry the request.' },
   delivery_in_progress: {
     status: 409,
@@ -42,6 +51,10 @@ export const ERROR_CODES = {
   below_minimum_order: { status: 422, message: 'The order subtotal is below the store minimum.' },
   invalid_promo_code: { status: 422, message: 'The promo code cannot be applied.' },
   invalid_refund: { status: 422, message: 'The refund amount is not valid for this order.' },
+  quote_mismatch: {
+    status: 422,
+    message: 'The delivery quote does not hold for this order (another store, partner, environment or place).',
+  },
   rate_limited: { status: 429, message: 'Too many requests; retry after the time in the Retry-After header.' },
   headers_too_large: { status: 431, message: 'The request headers are too large.' },
   internal_error: { status: 500, message: 'An internal error occurred; retry the request.' },

@@ -56,6 +56,14 @@ export function toMajor(minor: number, currency: Currency): number {
 }
 
 /**
+ * Minor units -> the amount as a person reads it in a message, with all the currency's decimals
+ * and its code: (2000, 'KWD') -> "2.000 KWD", (1250, 'AED') -> "12.50 AED".
+ */
+export function formatMoney(minor: number, currency: Currency): string {
+  return `${toMajor(minor, currency).toFixed(decimalsOf(currency))} ${currency}`;
+}
+
+/**
  * A decimal amount a person typed (e.g. a refund of "2.5" KWD) -> minor units.
  * Refuses more decimals than the currency has instead of rounding.
  */

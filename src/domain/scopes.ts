@@ -5,8 +5,9 @@ export const SCOPES = {
   'promo_codes:validate': 'POST /promo-codes/validate.',
   'orders:write': 'Place, cancel and pay for orders (POST /orders, /cancel, /payment).',
   'orders:read': 'Read orders, the order list and tracking.',
-  'webhooks:manage': 'Register the webhook endpoint, rotate its secret, send test events.',
-  'webhooks:read': 'Read and redeliver webhook deliveries.',
+  'webhooks:manage':
+    'Register, read and delete the webhook endpoint, rotate its secret, send test events, recover failed deliveries.',
+  'webhooks:read': 'Read and redeliver webhook deliveries; read events (GET /events).',
   'sandbox:write': 'Move sandbox orders with POST /sandbox/orders/{id}/advance (sandbox keys only).',
 } as const;
 

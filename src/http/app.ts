@@ -34,7 +34,10 @@ export interface AppDeps {
 export interface App {
   express: Express;
   routes: RouteSpec[];
+  /** The partner document (/v1/openapi.json): every route outside /internal and /checkout, and the webhooks. */
   openApiDocument(): Record<string, unknown>;
+  /** The operators' document (/internal/openapi.json): /internal and /checkout. */
+  internalOpenApiDocument(): Record<string, unknown>;
 }
 
 /**
@@ -44,8 +47,10 @@ export interface App {
  */
 export function createApp(deps: AppDeps): App {
   let document: Record<string, unknown> | undefined;
+  let internalDocument: Record<string, unknown> | undefined;
   const openApiDocument = () => (document ??= buildOpenApiDocument(routes));
-  const routes: RouteSpec[] = [...deps.routes, ...openApiRoutes(openApiDocument)];
+  const internalOpenApiDocument = () => (internalDocument ??= buildOpenApiDocument(routes, { audience: 'operator' }));
+  const routes: RouteSpec[] = [...deps.routes, ...openApiRoutes(openApiDocument, internalOpenApiDocument)];
 
   const app = express();
   app.disable('x-powered-by');
@@ -80,5 +85,5 @@ export function createApp(deps: AppDeps): App {
     body(req, res, (err?: unknown) => (err ? next(err) : route(req, res, next)));
   });
   app.use(errorMapper(deps.logger));
-  return { express: app, routes, openApiDocument };
+  return { express: app, routes, openApiDocument, internalOpenApiDocument };
 }

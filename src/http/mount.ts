@@ -12,7 +12,8 @@ export interface MountOptions {
   /** Consumes one request of the key's budget, sets RateLimit-* headers, throws 429 when over. */
   rateLimit(principal: Principal, res: Response): Promise<void>;
   /** Checks the operations token or throws (429 instead of 401 once the address has failed too often). */
-  requireAdmin(req: Request): Promise<void>;
+  /** Throws when the request does not carry the admin token. */
+  requireAdmin(req: Request): void;
 }
 
 type Params = Record<string, string>;
@@ -97,7 +98,7 @@ export function routeDispatcher(
         throw new ApiError('insufficient_scope', `This endpoint requires the ${route.scope} scope.`);
       }
     } else if (auth === 'admin') {
-      await options.requireAdmin(req);
+      options.requireAdmin(req);
     }
     const { request = {} } = route;
     // Typed per route by its schemas; the dispatcher serves every route, so here they are unknown.

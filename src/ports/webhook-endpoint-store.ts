@@ -32,4 +32,9 @@ export interface WebhookEndpointStore {
    * endpoint may exist yet). False when another writer got there first; the caller re-reads.
    */
   save(record: WebhookEndpointRecord, expectedVersion: number | null): Promise<boolean>;
+  /**
+   * Compare-and-delete: removes the endpoint when the stored version equals `expectedVersion`.
+   * False when there is none or another writer changed it first; the caller re-reads.
+   */
+  delete(partnerId: string, environment: Environment, expectedVersion: number): Promise<boolean>;
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../domain/errors.js';
 import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
 import type {
   AttemptAbandonedData,
   AttemptData,
@@ -14,6 +15,7 @@ import { MAX_ATTEMPTS, nextAttemptAt } from './retry-schedule.js';
 import { DEFAULT_TIMEOUT_MS, sendWebhook, type SendResult } from './sender.js';
 import { webhookHeaders } from './signing.js';
 import { checkWebhookUrl, type UrlRule } from './ssrf-guard.js';
+import { WEBHOOK_USER_AGENT } from './user-agent.js';
 
 export interface AttemptDeps {
   log: DeliveryLog;
@@ -26,11 +28,19 @@ export interface AttemptDeps {
   timeoutMs?: number;
   /** Told of every recorded outcome (metrics). */
   onOutcome?(outcome: 'succeeded' | 'failed' | 'abandoned', durationMs: number): void;
+  /** Failed attempts are logged at warn (delivery id, endpoint host, reason; never the secret or body). */
+  logger?: Logger;
   /** True when a claim's sender certainly no longer runs (a dead process of this host): its claim is abandoned at once. */
-  senderGone?(sender: string): boolean;
+  senderGone?: (sender: string) => boolean;
 }
 
-type Result = SendResult & { url: string };
+/** `final`: the delivery cannot succeed any more (its endpoint was deleted): it ends as failed, with this reason. */
+type Result = SendResult & { url: string; final?: string };
+
+/** Why a delivery ends when its endpoint is deleted (DELETE /v1/webhooks/endpoint, or found gone at an attempt). */
+export const ENDPOINT_DELETED_REASON = 'the webhook endpoint was deleted';
+/** Why a delivery ends after its last scheduled attempt failed. */
+export const ATTEMPTS_EXHAUSTED_REASON = 'every scheduled attempt failed';
 
 /** A redelivery asked for while an attempt of the same delivery is out (here or on another replica). */
 export function deliveryInProgress(deliveryId: string): ApiError {
@@ -121,18 +131,55 @@ async function finish(
   result: Result,
   requestId: string | null,
 ): Promise<DeliveryState | null> {
+  // Deleted while this attempt was out (DELETE leaves deliveries with an attempt out to it): no retry
+  // follows. An endpoint store that cannot answer does not keep the outcome from being recorded.
+  const owner = { partnerId: claimed.state.partner_id, environment: claimed.state.environment };
+  const gone =
+    !result.ok &&
+    !result.final &&
+    (await deps.endpoints.get(owner).then(
+      (endpoint) => endpoint === null,
+      () => false,
+    ));
+  const outcome: Result = gone ? { ...result, final: ENDPOINT_DELETED_REASON } : result;
   const handled = await deps.log.handle(
     claimed,
     (state) => {
       const open = state.sending;
       // Recorded as abandoned meanwhile (this replica stalled past ABANDONED_AFTER_MS): that stands.
       if (!open || open.attempt !== claim.attempt || open.sender !== claim.sender) return [];
-      return outcomeEvents(deps, state, open, result);
+      return outcomeEvents(deps, state, open, outcome);
     },
     cause(claimed.state, requestId),
   );
-  if (handled.events.length > 0) deps.onOutcome?.(result.ok ? 'succeeded' : 'failed', result.duration_ms);
+  if (handled.events.length > 0) {
+    deps.onOutcome?.(result.ok ? 'succeeded' : 'failed', result.duration_ms);
+    if (!result.ok) logFailure(deps, claimed.state.id, claim, result);
+  }
   return handled.state;
+}
+
+/** One warn line per failed attempt: enough to find the delivery, nothing a log reader must not see. */
+function logFailure(deps: AttemptDeps, deliveryId: string, claim: AttemptStartedData, result: Result): void {
+  deps.logger?.warn(
+    {
+      delivery_id: deliveryId,
+      attempt: claim.attempt,
+      trigger: claim.trigger,
+      endpoint_host: hostOf(result.url),
+      status: result.status,
+      reason: result.error,
+    },
+    'webhook attempt failed',
+  );
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
 }
 
 /** The outcome of the open claim: its attempt, and the delivery's failure after the last scheduled one. */
@@ -144,7 +191,7 @@ function outcomeEvents(
 ): DeliveryEvent[] {
   const finished = deps.clock.now();
   const scheduled = state.scheduled_attempts + (claim.trigger === 'schedule' ? 1 : 0);
-  const next = claim.trigger === 'schedule' && !result.ok ? nextAttemptAt(scheduled, finished) : null;
+  const next = claim.trigger === 'schedule' && !result.ok && !result.final ? nextAttemptAt(scheduled, finished) : null;
   const attempt: AttemptData = {
     delivery_id: state.id,
     attempt: claim.attempt,
@@ -159,10 +206,13 @@ function outcomeEvents(
   const events: DeliveryEvent[] = [
     { type: result.ok ? 'WebhookAttemptSucceeded' : 'WebhookAttemptFailed', data: attempt },
   ];
-  if (!result.ok && claim.trigger === 'schedule' && scheduled >= MAX_ATTEMPTS) {
+  const reason = result.ok
+    ? null
+    : (result.final ?? (claim.trigger === 'schedule' && scheduled >= MAX_ATTEMPTS ? ATTEMPTS_EXHAUSTED_REASON : null));
+  if (reason !== null && (state.status === 'pending' || state.status === 'retrying')) {
     events.push({
       type: 'WebhookDeliveryFailed',
-      data: { delivery_id: state.id, at: finished.toISOString(), attempts: scheduled },
+      data: { delivery_id: state.id, at: finished.toISOString(), attempts: scheduled, reason },
     });
   }
   return events;
@@ -217,17 +267,19 @@ async function abandon(deps: AttemptDeps, loaded: LoadedDelivery, now: Date, req
 async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promise<Result> {
   const { state, envelope } = loaded;
   const endpoint = await deps.endpoints.get({ partnerId: state.partner_id, environment: state.environment });
-  if (!endpoint) return refused(state.url, 'no webhook endpoint is registered any more');
+  if (!endpoint)
+    return { ...refused(state.url, 'no webhook endpoint is registered any more'), final: ENDPOINT_DELETED_REASON };
   const check = await checkWebhookUrl(endpoint.url, deps.urls);
   if (!check.ok) return refused(endpoint.url, `refused before sending: ${REFUSALS[check.rule]}`);
   const body = JSON.stringify(envelope);
-  const headers = webhookHeaders({
+  const signed = webhookHeaders({
     secrets: deps.endpoints.signingSecrets(endpoint, now),
     timestamp: Math.floor(now.getTime() / 1000),
     eventId: envelope.id,
     eventType: envelope.type,
     body,
   });
+  const headers = { ...signed, 'User-Agent': WEBHOOK_USER_AGENT };
   const result = await sendWebhook({
     url: check.url,
     addresses: check.addresses,

@@ -21,6 +21,8 @@ export interface EndpointView {
   object: 'webhook_endpoint';
   url: string;
   events: EventType[] | null;
+  /** The same list as `events` (the name Stripe-style clients expect); null means every type. */
+  enabled_events: EventType[] | null;
   secret_hint: string;
   secret?: string;
   previous_secret_expires_at: string | null;
@@ -41,12 +43,37 @@ export class WebhookEndpoints {
     return this.deps.store.get(owner.partnerId, owner.environment);
   }
 
-  /** PUT semantics: the first call creates (and shows the secret once); later calls replace url and events. */
+  /** The registration as the API shows it (never the secret); not_found when there is none. */
+  async view(owner: EndpointOwner): Promise<EndpointView> {
+    const record = await this.get(owner);
+    if (!record) throw notRegistered();
+    return present(record, undefined, this.deps.clock.now());
+  }
+
+  /**
+   * Deletes the endpoint (compare-and-delete on a fresh read); not_found when there is none. The
+   * caller ends its unfinished deliveries; an attempt already out finds it gone and ends its delivery.
+   */
+  async remove(owner: EndpointOwner): Promise<EndpointView> {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const current = await this.get(owner);
+      if (!current) throw notRegistered();
+      if (await this.deps.store.delete(owner.partnerId, owner.environment, current.version)) {
+        return present(current, undefined, this.deps.clock.now());
+      }
+    }
+    throw new ApiError('concurrent_modification', 'The webhook endpoint kept changing; retry the request.');
+  }
+
+  /**
+   * PUT semantics: the first call creates (and shows the secret once); later calls replace url and
+   * the event types. `enabled_events` and `events` name the same list (give either, or both equal).
+   */
   async register(
     owner: EndpointOwner,
-    input: { url: string; events?: string[] | undefined },
+    input: { url: string; events?: string[] | undefined; enabled_events?: string[] | undefined },
   ): Promise<{ created: boolean; endpoint: EndpointView }> {
-    const events = checkEvents(input.events);
+    const events = checkEvents(chosenEvents(input), input.enabled_events !== undefined ? 'enabled_events' : 'events');
     const check = await checkWebhookUrl(input.url, this.deps.urls);
     if (!check.ok) throw new ApiError('validation_error', check.reason, { param: 'url' });
     return this.change(owner, (current, now) => {
@@ -125,12 +152,35 @@ export function notConfigured(): ApiError {
   );
 }
 
+function notRegistered(): ApiError {
+  return new ApiError(
+    'not_found',
+    'No webhook endpoint is registered for this environment; register one with PUT /v1/webhooks/endpoint.',
+  );
+}
+
+/** `enabled_events` or its older name `events`; both given must name the same types. */
+function chosenEvents(input: { events?: string[] | undefined; enabled_events?: string[] | undefined }) {
+  const { events, enabled_events: enabled } = input;
+  if (events === undefined || enabled === undefined) return enabled ?? events;
+  const same = (a: string[], b: string[]) => a.every((t) => b.includes(t));
+  if (!same(events, enabled) || !same(enabled, events)) {
+    throw new ApiError(
+      'validation_error',
+      'enabled_events and events name the same list: give one of them (or both with the same types).',
+      { param: 'enabled_events' },
+    );
+  }
+  return enabled;
+}
+
 export function present(record: WebhookEndpointRecord, secret: string | undefined, now: Date): EndpointView {
   const until = record.previous_secret_expires_at;
   return {
     object: 'webhook_endpoint',
     url: record.url,
     events: record.events,
+    enabled_events: record.events,
     secret_hint: record.secret_hint,
     ...(secret ? { secret } : {}),
     previous_secret_expires_at: until && Date.parse(until) > now.getTime() ? until : null,
@@ -139,13 +189,13 @@ export function present(record: WebhookEndpointRecord, secret: string | undefine
   };
 }
 
-function checkEvents(events: string[] | undefined): EventType[] | null {
+function checkEvents(events: string[] | undefined, param: string): EventType[] | null {
   if (events === undefined) return null;
   const unknown = unknownEventTypes(events);
   if (unknown.length > 0) {
     const names = unknown.map((n) => JSON.stringify(n)).join(', ');
-    throw new ApiError('validation_error', `events: unknown event type${unknown.length > 1 ? 's' : ''} ${names}.`, {
-      param: 'events',
+    throw new ApiError('validation_error', `${param}: unknown event type${unknown.length > 1 ? 's' : ''} ${names}.`, {
+      param,
     });
   }
   return [...new Set(events)] as EventType[];

@@ -8,6 +8,8 @@ import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import { attemptDelivery } from './attempt.js';
 import { WebhookDeliveries } from './deliveries.js';
 import { DeliveryLog } from './delivery-log.js';
+import { EventLog } from './event-log.js';
+import { WebhookEvents } from './events.js';
 import type { DeliveryState } from '../domain/webhook/delivery-state.js';
 import { WEBHOOK_DISPATCHER_GROUP, WebhookDispatcher } from './dispatcher.js';
 import { noopMetrics, type ServiceMetrics, type WebhookAttemptOutcome } from '../shared/metrics.js';
@@ -36,6 +38,8 @@ const RESCAN_MS = 5_000;
 export interface Webhooks {
   endpoints: WebhookEndpoints;
   deliveries: WebhookDeliveries;
+  /** The events API: every webhook event, sent or not. */
+  events: WebhookEvents;
   scheduler: DeliveryScheduler;
   dispatcher: WebhookDispatcher;
   /** Held by the one replica that turns order events into deliveries and sends them. */
@@ -94,6 +98,7 @@ export function createWebhooks(deps: {
     urls,
     sender: lease.holder,
     senderGone,
+    logger,
     onOutcome: (outcome: WebhookAttemptOutcome, ms: number) => metrics.webhookAttempt(outcome, ms / 1000),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   };
@@ -108,8 +113,9 @@ export function createWebhooks(deps: {
   );
   // Only the sender keeps an agenda; elsewhere a delivery scheduled here (webhook.test) waits for its rescan.
   const scheduling = { track: (state: DeliveryState) => void (lease.held() && scheduler.track(state)) };
-  const dispatcher = new WebhookDispatcher({ events, endpoints, log, scheduler: scheduling, clock, logger });
-  const deliveries = new WebhookDeliveries({ readModels, log, scheduler, dispatcher, endpoints, clock });
+  const eventLog = new EventLog(events);
+  const dispatcher = new WebhookDispatcher({ events, endpoints, log, eventLog, scheduler: scheduling, clock, logger });
+  const deliveries = new WebhookDeliveries({ readModels, log, scheduler, dispatcher, endpoints, clock, logger });
   let rescan: NodeJS.Timeout | undefined;
 
   /**
@@ -155,14 +161,16 @@ export function createWebhooks(deps: {
   return {
     endpoints,
     deliveries,
+    events: new WebhookEvents({ readModels, clock }),
     scheduler,
     dispatcher,
     lease,
     start: () => lease.start(sender),
     drain: () => scheduler.drain(),
-    stop: () => {
+    stop: async () => {
       scheduler.drain();
-      return lease.stop();
+      await deliveries.stopRecoveries();
+      await lease.stop();
     },
   };
 }

@@ -134,6 +134,11 @@ export class DeliveryScheduler {
     return state;
   }
 
+  /** Attempts in flight at once to one endpoint (redeliveries wait for a free one). */
+  get endpointConcurrency(): number {
+    return this.perEndpoint;
+  }
+
   pending(): number {
     return this.entries.size;
   }

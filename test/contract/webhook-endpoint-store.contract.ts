@@ -79,6 +79,50 @@ export function webhookEndpointStoreContract(
       expect(await s.get('ptr_1', 'sandbox')).toBeNull();
     });
 
+    it('when deleted with the stored version, then it is gone and can be created again', async () => {
+      const s = await open();
+      await s.save(endpoint(), null);
+      expect(await s.delete('ptr_1', 'sandbox', 1)).toBe(true);
+      expect(await s.get('ptr_1', 'sandbox')).toBeNull();
+      expect(await s.delete('ptr_1', 'sandbox', 1)).toBe(false);
+      expect(await s.save(endpoint({ url: 'https://again.example.com/' }), null)).toBe(true);
+      expect((await s.get('ptr_1', 'sandbox'))?.url).toBe('https://again.example.com/');
+    });
+
+    it('when a delete names a stale version, then the endpoint stays', async () => {
+      const s = await open();
+      await s.save(endpoint(), null);
+      await s.save(endpoint({ version: 2, url: 'https://moved.example.com/' }), 1);
+      expect(await s.delete('ptr_1', 'sandbox', 1)).toBe(false);
+      expect((await s.get('ptr_1', 'sandbox'))?.url).toBe('https://moved.example.com/');
+    });
+
+    it('when a delete races an update of the same version, then exactly one of them wins', async () => {
+      const s = await open();
+      for (let round = 0; round < 5; round++) {
+        await s.save(endpoint(), null);
+        const [deleted, updated] = await Promise.all([
+          s.delete('ptr_1', 'sandbox', 1),
+          s.save(endpoint({ version: 2, url: 'https://moved.example.com/' }), 1),
+        ]);
+        expect([deleted, updated].filter(Boolean), `round ${round}`).toHaveLength(1);
+        const stored = await s.get('ptr_1', 'sandbox');
+        if (deleted) expect(stored).toBeNull();
+        else expect(stored?.url).toBe('https://moved.example.com/');
+        if (stored) await s.delete('ptr_1', 'sandbox', stored.version);
+      }
+    });
+
+    it('when one environment is deleted, then the other and other partners stay', async () => {
+      const s = await open();
+      await s.save(endpoint(), null);
+      await s.save(endpoint({ environment: 'live' }), null);
+      await s.save(endpoint({ partner_id: 'ptr_2' }), null);
+      expect(await s.delete('ptr_1', 'sandbox', 1)).toBe(true);
+      expect(await s.get('ptr_1', 'live')).not.toBeNull();
+      expect(await s.get('ptr_2', 'sandbox')).not.toBeNull();
+    });
+
     it('keeps partners and environments apart', async () => {
       const s = await open();
       await s.save(endpoint(), null);

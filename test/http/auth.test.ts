@@ -23,7 +23,7 @@ describe('authentication', () => {
   it.each([
     ['an unknown key', 'Bearer svc_test_' + 'x'.repeat(43)],
     ['a non-Bearer scheme', 'Basic dXNlcjpwYXNz'],
-    ['a malformed header', 'Bearer'],
+    ['a malformed header', 'Bearer svc_test_a b'],
     ['a key with a wrong prefix', 'Bearer sk_live_abcdef'],
     ['garbage characters', 'Bearer svc_live_<script>'],
   ])('when %s is sent, then 401 invalid_api_key', async (_label, header) => {
@@ -31,6 +31,24 @@ describe('authentication', () => {
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('invalid_api_key');
   });
+
+  it.each(['Bearer', 'Bearer   ', 'bearer', 'BEARER'])(
+    'when the Bearer scheme comes with no key (%j), then 401 missing_api_key, as for no header',
+    async (header) => {
+      const res = await t.http.get('/v1/ping').set('Authorization', header);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('missing_api_key');
+    },
+  );
+
+  it.each(['bearer', 'BEARER', 'BeArEr'])(
+    'when the scheme is spelled %s, then the key is accepted (schemes ignore case, RFC 9110)',
+    async (scheme) => {
+      const res = await t.http.get('/v1/ping').set('Authorization', `${scheme} ${p.sandbox}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data.environment).toBe('sandbox');
+    },
+  );
 
   it('when a live key is used, then ping reports the live environment, partner, scopes and limit', async () => {
     const res = await t.http.get('/v1/ping').set(bearer(p.live));

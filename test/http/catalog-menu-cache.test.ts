@@ -123,11 +123,11 @@ describe('GET /v1/stores/{store_id}/menu when the store status changes with time
     expect((await menuOf('kw-shawarma-reem')).store).toMatchObject({ status: 'open', accepting_orders: true });
   });
 
-  it('when the store flag accepting_orders is off, then an open store says open but not accepting', async () => {
+  it('when the store flag accepting_orders is off, then the store is closed (paused) and not accepting', async () => {
     await t.service.services.catalog.import(
       catalogWith('kw-shawarma-reem', (s) => ({ ...s, accepting_orders: false })),
     );
-    expect((await menuOf('kw-shawarma-reem')).store).toMatchObject({ status: 'open', accepting_orders: false });
+    expect((await menuOf('kw-shawarma-reem')).store).toMatchObject({ status: 'closed', accepting_orders: false });
   });
 
   it('when two stores are read in turn, then each gets its own menu', async () => {

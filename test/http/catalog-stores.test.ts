@@ -280,6 +280,9 @@ describe('GET /v1/stores/{store_id}/delivery-quote', () => {
       estimated_minutes: 15 + 10 + 5,
       store_status: 'open',
       accepting_orders: true,
+      // A quote an order can hold for 10 minutes (test/http/orders-quotes.test.ts).
+      id: expect.stringMatching(/^quo_[A-Za-z0-9_-]+$/),
+      expires_at: '2026-11-21T12:10:00.000Z',
     });
   });
 

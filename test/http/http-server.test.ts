@@ -9,6 +9,7 @@ import { createHttpServer, DEFAULT_HTTP_LIMITS, KEEP_ALIVE_MARGIN_MS } from '../
 import { createLogger } from '../../src/shared/logger.js';
 import { ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
 import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
+import { settledHead } from '../support/webhook-events.js';
 
 // The Node HTTP server around the app: what its parser refuses is answered in the API's envelope,
 // and clients that send slowly, or hold many connections, are cut off within configured limits.
@@ -175,7 +176,7 @@ describe('slow clients', () => {
 
   it('a body trickled a byte at a time: 408 request_timeout once requestTimeout has passed, nothing stored', async () => {
     const head = `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Idempotency-Key: slow-body-0001\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
-    const before = await t.stores.events.headPosition();
+    const before = await settledHead(t.service);
     const res = await rawRequest([head, '{', '"', 'a', '"', ':', ' '], { everyMs: 100 });
     expectEnvelope(res, 408, 'request_timeout');
     expect(res.closedAfterMs).toBeGreaterThanOrEqual(LIMITS.requestTimeoutMs - 50);

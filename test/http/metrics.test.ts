@@ -150,8 +150,10 @@ describe('GET /metrics', () => {
     ).toBeGreaterThanOrEqual(1);
   });
 
-  it('in the OpenAPI document, then /metrics is an operations endpoint behind the admin token, not a partner operation', () => {
-    const doc = t.service.app.openApiDocument() as {
+  it('in the OpenAPI documents, then /metrics is an operations endpoint behind the admin token, not a partner operation', () => {
+    const partner = t.service.app.openApiDocument() as { paths: Record<string, unknown> };
+    expect(partner.paths['/metrics']).toBeUndefined();
+    const doc = t.service.app.internalOpenApiDocument() as {
       paths: Record<string, Record<string, { tags: string[]; security: unknown[] }>>;
     };
     const op = doc.paths['/metrics']!.get!;

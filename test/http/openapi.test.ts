@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestService, type TestService } from '../support/service.js';
 
+const ADMIN_TOKEN = 'openapi-test-admin-token-0123456789';
+
 let t: TestService;
 beforeAll(async () => {
-  t = await startTestService();
+  t = await startTestService({ env: { ADMIN_TOKEN } });
 });
 afterAll(() => t.close());
 
@@ -18,13 +20,15 @@ describe('OpenAPI document', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('when generated, then every route of the app is in it with an operation id and error responses', () => {
-    const doc = t.service.app.openApiDocument() as {
-      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
-    };
+  it('when generated, then every route of the app is in one of the two documents with an operation id and error responses', () => {
+    type Doc = { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> };
+    const partner = t.service.app.openApiDocument() as Doc;
+    const operator = t.service.app.internalOpenApiDocument() as Doc;
     for (const route of t.service.app.routes) {
       const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-      const op = doc.paths[path]?.[route.method];
+      const internal = /^\/(internal\/|checkout\/|metrics$)/.test(path);
+      const op = (internal ? operator : partner).paths[path]?.[route.method];
+      expect((internal ? partner : operator).paths[path]?.[route.method], `${route.method} ${path}`).toBeUndefined();
       expect(op, `${route.method} ${path}`).toBeDefined();
       expect(op!.operationId).toBe(route.operationId);
       expect(Object.keys(op!.responses)).toContain('500');
@@ -50,13 +54,64 @@ describe('OpenAPI document', () => {
         expect(Object.keys(op.responses), `${method} ${path}`).not.toEqual(expect.arrayContaining(['431']));
       }
     }
-    expect(without.sort()).toEqual(['get /docs', 'get /healthz', 'get /v1/openapi.json']);
+    expect(without.sort()).toEqual(['get /docs', 'get /docs/assets/{file}', 'get /healthz', 'get /v1/openapi.json']);
   });
 
-  it('when /docs is opened, then a readable reference page lists the operations', async () => {
+  it('when /docs is opened, then it is the reference page, loading its scripts from this service only (CSP)', async () => {
     const res = await t.http.get('/docs');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
-    expect(res.text).toContain('/v1/ping');
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toMatch(/https?:/);
+    const scripts = [...res.text.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts).toEqual(['/docs/assets/api-reference.js', '/docs/assets/init.js']);
+    // No inline script: the CSP allows none.
+    expect(res.text).not.toMatch(/<script>/);
+    for (const src of scripts) {
+      const js = await t.http.get(src);
+      expect(js.status, src).toBe(200);
+      expect(js.headers['content-type']).toMatch(/text\/javascript/);
+    }
+    const bundle = await t.http.get('/docs/assets/api-reference.js');
+    expect(bundle.text).toContain('createApiReference');
+  });
+
+  it('when a script of the reference page is fetched again, then its ETag answers 304; a name it does not load is 404', async () => {
+    for (const src of ['/docs/assets/api-reference.js', '/docs/assets/init.js']) {
+      const first = await t.http.get(src);
+      expect(first.headers['cache-control'], src).toBe('no-cache');
+      const etag = String(first.headers.etag);
+      expect(etag, src).toMatch(/^"[0-9a-f]{32}"$/);
+      const again = await t.http.get(src).set('If-None-Match', etag);
+      expect(again.status, src).toBe(304);
+      expect(again.text ?? '', src).toBe('');
+    }
+    for (const name of ['other.js', '..%2F..%2Fpackage.json', 'constructor', '__proto__', 'toString']) {
+      const res = await t.http.get(`/docs/assets/${name}`);
+      expect(res.status, name).toBe(404);
+      expect(res.body.error.code, name).toBe('not_found');
+    }
+  });
+
+  it('the partner document leaves out the operations API, metrics and the checkout pages; operators get them at /internal/openapi.json with the admin token', async () => {
+    const partner = (await t.http.get('/v1/openapi.json')).body as { paths: Record<string, unknown> };
+    const paths = Object.keys(partner.paths);
+    expect(paths.filter((p) => /^\/(internal\/|checkout\/|metrics$)/.test(p))).toEqual([]);
+    expect(paths).toContain('/v1/orders');
+
+    expect((await t.http.get('/internal/openapi.json')).status).toBe(401);
+    expect((await t.http.get('/internal/openapi.json').set('Authorization', `Bearer ${ADMIN_TOKEN}`)).status).toBe(200);
+    const res = await t.http.get('/internal/openapi.json').set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    const internal = res.body as { paths: Record<string, unknown>; openapi: string };
+    expect(internal.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(res.body);
+    expect(result.errors ?? []).toEqual([]);
+    const internalPaths = Object.keys(internal.paths);
+    expect(internalPaths).toEqual(
+      expect.arrayContaining(['/internal/orders/{order_id}/{action}', '/checkout/{session_id}']),
+    );
+    expect(internalPaths.every((p) => /^\/(internal\/|checkout\/|metrics$)/.test(p))).toBe(true);
   });
 });

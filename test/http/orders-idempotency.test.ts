@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { newKey, orderBody } from '../support/orders.js';
 import { IdempotencyKeys, idempotencyStream, requestHash } from '../../src/application/orders/idempotency.js';
+import { settledHead } from '../support/webhook-events.js';
 
 let t: TestService;
 let p: TestPartner;
@@ -41,7 +42,7 @@ describe('POST /v1/orders: idempotency', () => {
   it('when the same key comes with a different body, then 409 idempotency_conflict and nothing is written', async () => {
     const key = newKey();
     await post(key, orderBody());
-    const before = await t.stores.events.headPosition();
+    const before = await settledHead(t.service);
     const res = await post(key, orderBody({ reference: 'another' }));
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('idempotency_conflict');
@@ -67,7 +68,7 @@ describe('POST /v1/orders: idempotency', () => {
         first.body.data.id,
       ]);
     }
-    const before = await t.stores.events.headPosition();
+    const before = await settledHead(t.service);
     for (let i = 0; i < 2; i++) {
       const conflict = await post(key, { ...body, reference: 'another' });
       expect([conflict.status, conflict.body.error.code]).toEqual([409, 'idempotency_conflict']);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { ADDRESS, newKey, orderBody, placeOrder, REEM } from '../support/orders.js';
+import { settledHead } from '../support/webhook-events.js';
 
 let t: TestService;
 let p: TestPartner;
@@ -55,11 +56,21 @@ describe('POST /v1/orders: placing', () => {
     expect(res.body.data.environment).toBe('live');
   });
 
-  it('when a promo code is given, then its discount replaces the automatic offer', async () => {
-    const res = await post(orderBody({ promo_code: 'reem5' }));
+  it('when a promo code takes more off than the automatic offer, then it replaces the offer', async () => {
+    // 3 wraps (2.100 KWD): REEM5 takes 0.500 off, the automatic 20% only 0.420.
+    const items = [{ item_id: 'chicken-shawarma-wrap', quantity: 3, modifier_ids: ['size-regular'] }];
+    const res = await post(orderBody({ items, promo_code: 'reem5' }));
     expect(res.status).toBe(201);
     expect(res.body.data.promo_code).toBe('REEM5');
     expect(res.body.data.offer_id).toBe('off-reem5');
+  });
+
+  it('when the automatic offer takes more off than the promo code, then the order keeps the offer', async () => {
+    // 2.900 KWD: the automatic 20% takes 0.580 off, REEM5 only 0.500 (test/http/promo-and-offers.test.ts).
+    const res = await post(orderBody({ promo_code: 'reem5' }));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ promo_code: null, offer_id: 'off-reem-20' });
+    expect(res.body.data.pricing.discount).toBe(0.58);
   });
 
   // Every reason, each with an order that gives that reason and no other (the demo catalog's codes).
@@ -150,6 +161,9 @@ describe('POST /v1/orders: business errors', () => {
     const res = await post(orderBody({ items: [{ item_id: 'laban', quantity: 1 }] }));
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('below_minimum_order');
+    // Amounts in messages are major units with the currency's decimals, as everywhere in the API.
+    expect(res.body.error.message).toMatch(/at least \d+\.\d{3} KWD; this order's is \d+\.\d{3} KWD\.$/);
+    expect(res.body.error.minimum_order_minor).toEqual(expect.any(Number));
   });
 
   it('when the store or item is unknown, then 404 with its code', async () => {
@@ -190,7 +204,7 @@ describe('POST /v1/orders: validation', () => {
     ['an unknown field', { total: 1 }, 'total'],
     ['a string store id', { store_id: 42 }, 'store_id'],
   ])('when the body has %s, then 400 validation_error naming %s', async (_label, over, param) => {
-    const res = await post(orderBody(over as Record<string, unknown>));
+    const res = await post(orderBody(over));
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     expect(res.body.error.param).toBe(param);
@@ -218,7 +232,7 @@ describe('POST /v1/orders: validation', () => {
   });
 
   it('when the body is refused, then nothing is written to the event store', async () => {
-    const before = await t.stores.events.headPosition();
+    const before = await settledHead(t.service);
     await post(orderBody({ items: [] }));
     await post(orderBody({ store_id: 'kw-boom-seafood' }));
     await post(orderBody({ items: [{ item_id: 'fresh-lemon-mint', quantity: 1 }] }));

@@ -129,7 +129,11 @@ describe('GET /v1/orders/{id}/tracking', () => {
       'ready',
       'out_for_delivery',
     ]);
-    expect(moving.body.data.rider).toMatchObject({ name: 'Sandbox Rider', location: null });
+    // The sandbox rider has a position from its assignment: at the store (docs/orders.md, sandbox).
+    expect(moving.body.data.rider).toMatchObject({
+      name: 'Sandbox Rider',
+      location: { lat: 29.33491, lng: 48.077839, stale: false },
+    });
     await advance(o.id);
     const done = await track(o.id);
     expect(done.body.data.status).toBe('delivered');

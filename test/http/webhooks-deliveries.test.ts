@@ -73,6 +73,7 @@ describe('GET /v1/webhooks/deliveries', () => {
       'created_at',
       'updated_at',
       'attempts',
+      'failure_reason',
     ]);
     expect(created).toMatchObject({
       object: 'webhook_delivery',

@@ -117,6 +117,7 @@ describe('registration, secrets and rotation', () => {
       object: 'webhook_endpoint',
       url: receiver.url,
       events: null,
+      enabled_events: null,
       secret_hint: secret.slice(-4),
       secret,
       previous_secret_expires_at: null,
@@ -133,6 +134,7 @@ describe('registration, secrets and rotation', () => {
     expect(second.body.data).toMatchObject({
       url: `${receiver.url}/v2`,
       events: ['order.created', 'order.refunded'],
+      enabled_events: ['order.created', 'order.refunded'],
       secret_hint: secret.slice(-4),
     });
     expect(second.body.data.updated_at).not.toBe(second.body.data.created_at);

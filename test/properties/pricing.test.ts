@@ -36,7 +36,7 @@ function line(store: Store): fc.Arbitrary<OrderLineRequest> {
           ),
         ),
       )
-      .map(([quantity, ...choices]) => ({ item_id: item.id, quantity, modifier_ids: (choices).flat() })),
+      .map(([quantity, ...choices]) => ({ item_id: item.id, quantity, modifier_ids: choices.flat() })),
   );
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Response } from 'superagent';
 import { newKey, orderBody } from '../support/orders.js';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { settledHead } from '../support/webhook-events.js';
 
 // Regressions (issue "Hardening"): request bodies the service must refuse, or read in one defined way.
 // Oversized and deeply nested bodies, invalid UTF-8 and compressed bombs have their own suites
@@ -29,7 +30,7 @@ async function expectRefusedUnchanged(
   status: number,
   code: string,
 ): Promise<Response> {
-  const before = await t.stores.events.headPosition();
+  const before = await settledHead(t.service);
   const res = await send();
   expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(status);
   expect(res.body.error.code).toBe(code);

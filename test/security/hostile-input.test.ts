@@ -13,6 +13,7 @@ import { createLogger } from '../../src/shared/logger.js';
 import { http, type Http } from '../support/http.js';
 import { newKey, orderBody } from '../support/orders.js';
 import { bearer, tempDataDir } from '../support/service.js';
+import { settledHead } from '../support/webhook-events.js';
 
 // Input that is malformed below the level of the schema: compressed bodies that do not decompress,
 // text that is not well-formed Unicode, numbers in forms Number() reads but the API does not, tips
@@ -104,7 +105,7 @@ describe('compressed bodies that do not decompress', () => {
   it.each(CASES)(
     '%s: 400 validation_error naming the body, with or without a key, and nothing logged as an error',
     async (_label, encoding, bytes) => {
-      const before = await stores.events.headPosition();
+      const before = await settledHead(service);
       const errors = errorsLogged().length;
       expectRefused(await placeRaw(bytes, { 'Content-Encoding': encoding }), 400, 'validation_error', 'body');
       const anonymous = await api
@@ -169,7 +170,7 @@ describe('text that is not well-formed Unicode', () => {
   it.each(FIELDS.flatMap(([field, build]) => ESCAPES.map((escape) => [field, escape, build] as const)))(
     '%s with %s: 400 validation_error naming the field, nothing stored',
     async (field, escape, build) => {
-      const before = await stores.events.headPosition();
+      const before = await settledHead(service);
       const res = await placeRaw(withEscape(build('x@@y'), escape));
       expectRefused(res, 400, 'validation_error', field);
       expect(res.body.error.message).toMatch(/well-formed Unicode/);
@@ -206,7 +207,7 @@ describe('text that is not well-formed Unicode', () => {
   });
 
   it('bytes that are not UTF-8 in a body are refused, not stored as U+FFFD', async () => {
-    const before = await stores.events.headPosition();
+    const before = await settledHead(service);
     const [head, tail] = JSON.stringify(orderBody({ reference: 'ref-@@' })).split('@@') as [string, string];
     const res = await placeRaw(
       Buffer.concat([Buffer.from(head), Buffer.from([0xed, 0xa0, 0x80, 0xff]), Buffer.from(tail)]),
@@ -292,7 +293,7 @@ describe('tips', () => {
   it.each([999_999.999, MAX_TIP.KWD + 0.001, 1000])(
     'a tip of %d KWD is 400 validation_error on tip, naming the maximum',
     async (tip) => {
-      const before = await stores.events.headPosition();
+      const before = await settledHead(service);
       const res = await place(tip);
       expectRefused(res, 400, 'validation_error', 'tip');
       expect(res.body.error.message).toContain(`${MAX_TIP.KWD} KWD`);

@@ -4,6 +4,7 @@ import type { Response } from 'superagent';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey, orderBody } from '../support/orders.js';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { settledHead } from '../support/webhook-events.js';
 
 // Oversized, deeply nested, huge, wrongly typed and injection-laden requests: a clean 4xx in the
 // envelope every time, the service keeps answering, and nothing the caller sent reaches a header.
@@ -82,7 +83,7 @@ describe('oversized bodies', () => {
   it.each([LIMIT + 1, 10 * LIMIT])(
     'a %i-byte JSON body is 413 payload_too_large, with nothing written',
     async (size) => {
-      const before = await t.stores.events.headPosition();
+      const before = await settledHead(t.service);
       const body = JSON.stringify(orderBody({ reference: 'r', padding: 'x'.repeat(size) })).slice(0, size);
       expectRefused(await postRaw(body.padEnd(size, ' ')), 413, 'payload_too_large');
       expect(await t.stores.events.headPosition()).toBe(before);
@@ -175,7 +176,7 @@ describe('wrong content types', () => {
     'application/json; charset=latin1',
     'application/json; charset=koi8-r',
   ])('%s is 415 unsupported_media_type', async (type) => {
-    const before = await t.stores.events.headPosition();
+    const before = await settledHead(t.service);
     expectRefused(await postRaw(JSON.stringify(orderBody()), type), 415, 'unsupported_media_type');
     expect(await t.stores.events.headPosition()).toBe(before);
   });
@@ -235,7 +236,7 @@ describe('header injection through echoed fields', () => {
   it.each(FIELDS.flatMap(([field, body]) => INJECTIONS.map((v) => [field, v, body] as const)))(
     '%s = %j is refused with 400 naming the field',
     async (field, value, body) => {
-      const before = await t.stores.events.headPosition();
+      const before = await settledHead(t.service);
       const res = await t.http
         .post('/v1/orders')
         .set(bearer(p.sandbox))

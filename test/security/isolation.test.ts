@@ -4,6 +4,7 @@ import type { Response } from 'superagent';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { settledHead } from '../support/webhook-events.js';
 
 // Another partner's ids and the other environment's ids answer exactly like ids that do not exist:
 // same status, same code, same message, and nothing of the order in the body. Nothing changes.
@@ -96,7 +97,7 @@ describe("another partner's order ids and the other environment's", () => {
       ['A sandbox key on A live order', aLive, a.sandbox],
       ['B sandbox key on A live order', aLive, b.sandbox],
     ];
-    const before = await t.stores.events.headPosition();
+    const before = await settledHead(t.service);
     const snapshots = await Promise.all(
       [aSandbox, aLive, aLiveCard].map(
         async (o) =>

@@ -59,7 +59,7 @@ export const DeciderSpecification = {
           },
           thenThrows<E extends Error>(first?: ErrorClass<E> | ErrorCheck<E>, second?: ErrorCheck<E>) {
             const errorClass = isErrorClass(first) ? first : undefined;
-            const check = isErrorClass(first) ? second : (first);
+            const check = isErrorClass(first) ? second : first;
             let events: Event[];
             try {
               events = handle();

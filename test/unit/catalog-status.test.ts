@@ -174,15 +174,11 @@ describe('storeStatus', () => {
       expect(storeStatus(makeStore({ busy: true }), kw('2026-11-23T08:00')).status).toBe('closed');
     });
 
-    it('when the restaurant stops accepting orders, then the status stays but accepting_orders is false', () => {
-      expect(storeStatus(makeStore({ accepting_orders: false }), kw('2026-11-23T12:00'))).toMatchObject({
-        status: 'open',
-        accepting_orders: false,
-      });
-      expect(storeStatus(makeStore({ accepting_orders: false, busy: true }), kw('2026-11-23T12:00'))).toMatchObject({
-        status: 'busy',
-        accepting_orders: false,
-      });
+    it('when the restaurant stops accepting orders, then it is closed (paused) with no known reopening', () => {
+      const paused = { status: 'closed', accepting_orders: false, closed_reason: 'paused', opens_at: null };
+      expect(storeStatus(makeStore({ accepting_orders: false }), kw('2026-11-23T12:00'))).toEqual(paused);
+      expect(storeStatus(makeStore({ accepting_orders: false, busy: true }), kw('2026-11-23T12:00'))).toEqual(paused);
+      expect(storeStatus(makeStore({ accepting_orders: false }), kw('2026-11-23T08:00'))).toEqual(paused);
     });
   });
 });

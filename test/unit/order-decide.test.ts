@@ -380,11 +380,11 @@ describe('decide: refunds', () => {
     for (const amount of [0, -5, 2.5, TOTAL + 1]) {
       given(d.delivered)
         .when({ type: 'refund', amount })
-        .thenThrows(ApiError, refused('invalid_refund', /from 1 to 2500/));
+        .thenThrows(ApiError, refused('invalid_refund', /from 0\.001 KWD to 2\.500 KWD\./));
     }
     given(partlyRefunded(d.delivered))
       .when({ type: 'refund', amount: TOTAL - 999 })
-      .thenThrows(ApiError, refused('invalid_refund', /from 1 to 1500/));
+      .thenThrows(ApiError, refused('invalid_refund', /from 0\.001 KWD to 1\.500 KWD\./));
   });
 
   it('refuses refunds of unpaid or unfinished orders with invalid_transition', () => {

@@ -35,6 +35,18 @@ export class MongoWebhookEndpointStore implements WebhookEndpointStore {
     return mongoCall(STORE, () => this.write(record, expectedVersion));
   }
 
+  delete(partnerId: string, environment: Environment, expectedVersion: number): Promise<boolean> {
+    return mongoCall(STORE, async () => {
+      const _id = idOf(partnerId, environment);
+      const remove = async () => (await this.endpoints.deleteOne({ _id, version: expectedVersion })).deletedCount === 1;
+      if (await updatesAreAtomic(this.db)) return remove();
+      return (
+        (await this.claims.tryWith(COLLECTION, JSON.stringify([COLLECTION, _id, expectedVersion]), remove))?.value ??
+        false
+      );
+    });
+  }
+
   private async write(record: WebhookEndpointRecord, expectedVersion: number | null): Promise<boolean> {
     const _id = idOf(record.partner_id, record.environment);
     if (expectedVersion === null) {

@@ -46,6 +46,9 @@ export class SqliteWebhookEndpointStore implements WebhookEndpointStore {
            created_at = @created_at, updated_at = @updated_at, version = @version
          WHERE partner_id = @partner_id AND environment = @environment AND version = @expected`,
       ),
+      delete: db.prepare<[string, string, number]>(
+        'DELETE FROM webhook_endpoints WHERE partner_id = ? AND environment = ? AND version = ?',
+      ),
     };
   }
 
@@ -62,6 +65,14 @@ export class SqliteWebhookEndpointStore implements WebhookEndpointStore {
           ? this.stmts.insert.run(row)
           : this.stmts.update.run({ ...row, expected: expectedVersion });
       return result.changes === 1;
+    } catch (err) {
+      throw storageError(err, 'service database');
+    }
+  }
+
+  async delete(partnerId: string, environment: Environment, expectedVersion: number): Promise<boolean> {
+    try {
+      return this.stmts.delete.run(partnerId, environment, expectedVersion).changes === 1;
     } catch (err) {
       throw storageError(err, 'service database');
     }

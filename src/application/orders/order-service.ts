@@ -12,6 +12,7 @@ import { newId, randomToken } from '../../shared/ids.js';
 import { OrderRepository } from './order-repository.js';
 import { assertSameRequest, IdempotencyKeys, idempotencyStream, requestHash } from './idempotency.js';
 import type { CommandContext } from './context.js';
+import type { DeliveryQuotes } from './quotes.js';
 
 export interface CatalogReader {
   current(): CatalogIndex;
@@ -30,6 +31,8 @@ export interface PlaceOrderInput {
   /** Major units of the store's currency, as the partner sent it. */
   tip?: number | undefined;
   promo_code?: string | undefined;
+  /** A delivery quote's id: the order is charged its fee and starts from its estimate. */
+  quote_id?: string | undefined;
 }
 
 export interface OrderResult {
@@ -47,7 +50,13 @@ export class OrderService {
   private readonly keys: IdempotencyKeys;
 
   constructor(
-    private readonly deps: { events: EventStore; catalog: CatalogReader; clock: Clock; payments: PaymentProvider },
+    private readonly deps: {
+      events: EventStore;
+      catalog: CatalogReader;
+      clock: Clock;
+      payments: PaymentProvider;
+      quotes: DeliveryQuotes;
+    },
   ) {
     this.orders = new OrderRepository(deps.events);
     this.keys = new IdempotencyKeys(deps.events);
@@ -128,6 +137,16 @@ export class OrderService {
     const catalog = this.deps.catalog.current();
     const store = catalog.store(input.store_id);
     const tip = input.tip === undefined || !store ? 0 : tipInMinor(input.tip, store.currency);
+    // Checked before pricing (a missing store is still store_not_found): a quote for another
+    // store, place or time is the answer, not a fee it never promised.
+    const quote =
+      input.quote_id === undefined || !store
+        ? undefined
+        : this.deps.quotes.redeem({ partnerId: ctx.partnerId, environment: ctx.environment }, input.quote_id, {
+            store_id: input.store_id,
+            fulfilment: input.fulfilment,
+            location: input.delivery_address?.location,
+          });
     const priced = priceOrder(
       catalog,
       {
@@ -137,6 +156,7 @@ export class OrderService {
         location: input.delivery_address?.location,
         tip,
         promo_code: input.promo_code,
+        quoted_delivery_fee: quote?.delivery_fee,
       },
       at,
     );
@@ -157,6 +177,7 @@ export class OrderService {
       pricing: priced.pricing,
       promo_code: priced.promo_code,
       offer_id: priced.offer_id,
+      ...(quote ? { quote } : {}),
     };
   }
 

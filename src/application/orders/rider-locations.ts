@@ -14,8 +14,17 @@ export const RIDER_STREAM_MAX_COUNT = 50;
 
 const TRACKABLE = new Set(['confirmed', 'preparing', 'ready', 'out_for_delivery']);
 
+/** Whether positions of the order's rider are recorded now: a rider is assigned and the order is under way. */
+export const tracksRider = (order: OrderView): boolean => order.rider !== null && TRACKABLE.has(order.status);
+
 export class RiderLocations {
   constructor(private readonly deps: { events: EventStore; clock: Clock }) {}
+
+  /** How many positions have been recorded for the order (older ones may have been dropped). */
+  async recorded(orderId: string): Promise<number> {
+    const [last] = await this.deps.events.readStream(riderStream(orderId), { backwards: true, maxCount: 1 });
+    return last ? last.revision + 1 : 0;
+  }
 
   async record(order: OrderView, point: { lat: number; lng: number }, ctx: CommandContext): Promise<bigint> {
     if (!order.rider) throw new ApiError('invalid_transition', 'No rider is assigned to this order.');

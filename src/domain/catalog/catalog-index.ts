@@ -13,6 +13,8 @@ import {
   promoKey,
   storeOffers,
   validatePromo,
+  orderDiscount,
+  type OrderDiscount,
   type AppliedOffer,
   type Basket,
   type PromoValidation,
@@ -155,6 +157,11 @@ export class CatalogIndex {
 
   validatePromo(code: string, storeId: string, basket: Basket, at: Date): PromoValidation {
     return validatePromo(this.byCode, code, this.requireStore(storeId), basket, at);
+  }
+
+  /** The better of the code (if any) and the best automatic offer: what an order is charged (see offers.ts). */
+  orderDiscount(code: string | undefined, storeId: string, basket: Basket, at: Date): OrderDiscount {
+    return orderDiscount(this.catalog.offers, this.byCode, code, this.requireStore(storeId), basket, at);
   }
 
   bestAutomaticOffer(storeId: string, basket: Basket, at: Date): AppliedOffer | null {

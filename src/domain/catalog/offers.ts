@@ -131,3 +131,36 @@ export function validatePromo(
   if (discount <= 0) return reject('no_discount');
   return { valid: true, offer, discount, applies_to: discountTarget(offer) };
 }
+
+/** The discount an order gets, and the promo code's own check when one was entered. */
+export interface OrderDiscount {
+  /** The code's check; null when no code was entered. */
+  promo: PromoValidation | null;
+  /**
+   * The offer the order gets: the code's or the best automatic offer, whichever takes more off
+   * (a tie goes to the code the customer entered); null when neither takes anything off, or when
+   * the entered code is not valid (the order is refused then).
+   */
+  applied: AppliedOffer | null;
+}
+
+/**
+ * One discount per order: the better of the entered promo code and the best automatic offer, so
+ * entering a code never makes the customer pay more. Promo validation and order placement both
+ * answer from here, so they cannot disagree.
+ */
+export function orderDiscount(
+  offers: readonly Offer[],
+  byCode: ReadonlyMap<string, Offer>,
+  code: string | undefined,
+  store: Store,
+  basket: Basket,
+  at: Date,
+): OrderDiscount {
+  const automatic = bestAutomaticOffer(offers, store, basket, at);
+  if (code === undefined) return { promo: null, applied: automatic };
+  const promo = validatePromo(byCode, code, store, basket, at);
+  if (!promo.valid) return { promo, applied: null };
+  const coded: AppliedOffer = { offer: promo.offer, discount: promo.discount, applies_to: promo.applies_to };
+  return { promo, applied: automatic && automatic.discount > coded.discount ? automatic : coded };
+}

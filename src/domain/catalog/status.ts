@@ -1,9 +1,10 @@
 /**
  * A store's status at an instant, from its hours in its own time zone, dated closures,
  * snooze and flags. Rules (docs/catalog.md):
- * - outside opening hours, on a closure date, or while snoozed: `closed`;
+ * - with the store's accepting_orders flag off (online orders paused, no known end), outside
+ *   opening hours, on a closure date, or while snoozed: `closed`;
  * - otherwise `busy` when the busy flag is set (open, but slower), else `open`;
- * - accepting_orders = not closed AND the store's accepting_orders flag.
+ * - accepting_orders = not closed: the two are one answer, so a store listed as open takes orders.
  * A closure date closes the whole local date and cancels the shift that starts on it,
  * including that shift's part after midnight.
  */
@@ -11,10 +12,12 @@ import { addDays, instantOf, localTime, minutesOf, weekdayOf, zoneOffsetMs } fro
 import type { Store } from './model.js';
 
 export type StoreStatusValue = 'open' | 'busy' | 'closed';
-export type ClosedReason = 'outside_hours' | 'closure' | 'snoozed';
+export const CLOSED_REASONS = ['paused', 'outside_hours', 'closure', 'snoozed'] as const;
+export type ClosedReason = (typeof CLOSED_REASONS)[number];
 
 export interface StoreStatus {
   status: StoreStatusValue;
+  /** Always `status !== 'closed'`; kept as its own field for clients that read only this. */
   accepting_orders: boolean;
   /** Why the store is closed; null when it is not. */
   closed_reason: ClosedReason | null;
@@ -26,12 +29,15 @@ type Hours = Pick<Store, 'time_zone' | 'opening_hours' | 'closures'>;
 type Statusable = Hours & Pick<Store, 'snoozed_until' | 'busy' | 'accepting_orders'>;
 
 export function storeStatus(store: Statusable, at: Date): StoreStatus {
+  // Paused has no end the service knows of: nothing to announce in opens_at.
+  if (!store.accepting_orders)
+    return { status: 'closed', accepting_orders: false, closed_reason: 'paused', opens_at: null };
   const reason = closedReason(store, at);
   if (reason !== null)
     return { status: 'closed', accepting_orders: false, closed_reason: reason, opens_at: nextOpening(store, at) };
   return {
     status: store.busy ? 'busy' : 'open',
-    accepting_orders: store.accepting_orders,
+    accepting_orders: true,
     closed_reason: null,
     opens_at: null,
   };
@@ -58,7 +64,8 @@ export function memoisedStatus(): StatusFn {
   };
 }
 
-function closedReason(store: Statusable, at: Date): ClosedReason | null {
+/** Why hours, closures or a snooze close the store at `at` (the flag is checked before). */
+function closedReason(store: Statusable, at: Date): Exclude<ClosedReason, 'paused'> | null {
   const hours = hoursAt(store, at);
   if (hours !== 'open') return hours;
   if (isSnoozed(store, at)) return 'snoozed';

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import { formatMoney } from '../money.js';
 import type { AcceptedBy, OrderEvent, OrderPlacedData, Rider } from './events.js';
 import type { OrderSnapshot } from './machine.js';
 import { nextSnapshot } from './step.js';
@@ -144,9 +145,8 @@ function refund(state: OrderState, order: OrderView, requested: number | undefin
   return emit(state, [event(amount)], () => {
     // If the smallest refund would be accepted, the order is refundable and the amount is at fault.
     if (remaining > 0 && can(state, event(1))) {
-      return new ApiError('invalid_refund', `The refund must be a whole amount from 1 to ${remaining} minor units.`, {
-        param: 'amount',
-      });
+      const range = `${formatMoney(1, order.currency)} to ${formatMoney(remaining, order.currency)}`;
+      return new ApiError('invalid_refund', `The refund must be an amount from ${range}.`, { param: 'amount' });
     }
     if (order.payment_status !== 'paid' && order.payment_status !== 'partially_refunded') {
       return invalid(`Nothing to refund: the payment status is ${order.payment_status}.`);
@@ -198,9 +198,13 @@ function accepts(snapshot: OrderSnapshot, events: readonly OrderEvent[]): boolea
 }
 
 function paymentPending(order: OrderView): ApiError {
+  const how =
+    order.environment === 'sandbox'
+      ? `pay it with POST /v1/sandbox/orders/${order.order_id}/simulate and {"action": "payment_succeeded"}, or through its payment link (POST /v1/orders/${order.order_id}/payment)`
+      : `the customer pays through its payment link (POST /v1/orders/${order.order_id}/payment)`;
   return new ApiError(
     'payment_pending',
-    `The card payment has not succeeded yet (payment status ${order.payment_status}); the order cannot be confirmed.`,
+    `The card payment has not succeeded yet (payment status ${order.payment_status}); the order cannot be confirmed until it is paid: ${how}.`,
   );
 }
 

@@ -68,6 +68,8 @@ export interface OrderPlacedData {
   pricing: Pricing;
   promo_code: string | null;
   offer_id: string | null;
+  /** The delivery quote the order was placed with (its fee is `pricing.delivery_fee`); absent without one. */
+  quote?: { id: string; delivery_fee: number; estimated_minutes: number };
   placed_at: string;
   at: string;
 }

@@ -4,16 +4,15 @@
  *
  * line      = (item price + chosen options) x quantity
  * subtotal  = sum of lines
- * fee       = the store's fee rule for the distance (0 for pickup)
- * discount  = the promo code's discount when a code is given, else the best automatic offer
+ * fee       = the store's fee rule for the distance, or the fee a held quote promised (0 for pickup)
+ * discount  = the better of the promo code (when one is given) and the best automatic offer
  * total     = subtotal + fee + tip - discount   (never negative: discounts are capped by what they discount)
  */
 import { ApiError } from '../errors.js';
-import { sum } from '../money.js';
+import { formatMoney, sum } from '../money.js';
 import type { CatalogIndex } from '../catalog/catalog-index.js';
 import type { Item, Point, Store } from '../catalog/model.js';
 import { deliveryFee, distanceMetres, inDeliveryZone } from '../catalog/geo.js';
-import type { AppliedOffer } from '../catalog/offers.js';
 import type { Fulfilment, OrderLine, Pricing } from './events.js';
 
 export interface OrderLineRequest {
@@ -31,6 +30,8 @@ export interface PricingRequest {
   /** Minor units. */
   tip: number;
   promo_code?: string | undefined;
+  /** Minor units: the fee a delivery quote holds (the location is still checked against the zone). */
+  quoted_delivery_fee?: number | undefined;
 }
 
 export interface PricedOrder {
@@ -49,11 +50,12 @@ export function priceOrder(catalog: CatalogIndex, req: PricingRequest, at: Date)
   }
   const lines = req.items.map((line, i) => priceLine(catalog, store, line, `items[${i}]`));
   const subtotal = sum(lines.map((l) => l.line_total));
-  const delivery_fee = req.fulfilment === 'delivery' ? feeFor(store, req.location!) : 0;
+  const zoneFee = req.fulfilment === 'delivery' ? feeFor(store, req.location!) : 0;
+  const delivery_fee = req.fulfilment === 'delivery' ? (req.quoted_delivery_fee ?? zoneFee) : 0;
   if (subtotal < store.minimum_order) {
     throw new ApiError(
       'below_minimum_order',
-      `${store.name} needs a subtotal of at least ${store.minimum_order} minor units (${store.currency}).`,
+      `${store.name} needs a subtotal of at least ${formatMoney(store.minimum_order, store.currency)}; this order's is ${formatMoney(subtotal, store.currency)}.`,
       {
         param: 'items',
         extra: { minimum_order_minor: store.minimum_order },
@@ -61,18 +63,12 @@ export function priceOrder(catalog: CatalogIndex, req: PricingRequest, at: Date)
     );
   }
   const basket = { subtotal, delivery_fee };
-  let applied: AppliedOffer | null;
-  if (req.promo_code !== undefined) {
-    const result = catalog.validatePromo(req.promo_code, store.id, basket, at);
-    if (!result.valid) {
-      throw new ApiError('invalid_promo_code', `The promo code cannot be applied: ${result.reason}.`, {
-        param: 'promo_code',
-        extra: { reason: result.reason },
-      });
-    }
-    applied = result;
-  } else {
-    applied = catalog.bestAutomaticOffer(store.id, basket, at);
+  const { promo, applied } = catalog.orderDiscount(req.promo_code, store.id, basket, at);
+  if (promo && !promo.valid) {
+    throw new ApiError('invalid_promo_code', `The promo code cannot be applied: ${promo.reason}.`, {
+      param: 'promo_code',
+      extra: { reason: promo.reason },
+    });
   }
   const discount = applied
     ? Math.min(applied.discount, applied.applies_to === 'delivery_fee' ? delivery_fee : subtotal)
@@ -83,7 +79,8 @@ export function priceOrder(catalog: CatalogIndex, req: PricingRequest, at: Date)
     lines,
     pricing: { subtotal, delivery_fee, tip: req.tip, discount, total },
     offer_id: applied?.offer.id ?? null,
-    promo_code: req.promo_code !== undefined && applied ? applied.offer.promo_code : null,
+    // The code of the offer applied: null when an automatic offer beat the entered code.
+    promo_code: applied?.offer.promo_code ?? null,
   };
 }
 

@@ -12,7 +12,8 @@ export interface PublicOrder {
   id: string;
   object: 'order';
   environment: Environment;
-  reference: string | null;
+  /** The spec types it `string`: an order placed without one has '' (a sent reference is never empty). */
+  reference: string;
   order_number: string;
   status: OrderStatus;
   fulfilment: Fulfilment;
@@ -31,6 +32,9 @@ export interface PublicOrder {
   delivery_address: Record<string, unknown> | null;
   promo_code: string | null;
   offer_id: string | null;
+  /** The delivery quote the order was placed with, and the estimate it starts from (null without one). */
+  quote_id: string | null;
+  estimated_minutes: number | null;
   cancellation: { by: string; reason: string | null } | null;
   created_at: string;
   updated_at: string;
@@ -43,7 +47,7 @@ export function toPublicOrder(o: OrderView): PublicOrder {
     id: o.order_id,
     object: 'order',
     environment: o.environment,
-    reference: o.reference,
+    reference: o.reference ?? '',
     order_number: o.order_number,
     status: o.status,
     fulfilment: o.fulfilment,
@@ -69,6 +73,8 @@ export function toPublicOrder(o: OrderView): PublicOrder {
     delivery_address: o.delivery_address,
     promo_code: o.promo_code,
     offer_id: o.offer_id,
+    quote_id: o.quote?.id ?? null,
+    estimated_minutes: o.quote?.estimated_minutes ?? null,
     cancellation: o.cancellation ? { by: o.cancellation.by, reason: o.cancellation.reason } : null,
     created_at: o.created_at,
     updated_at: o.updated_at,

@@ -78,13 +78,24 @@ export interface AttemptAbandonedData {
   at: string;
 }
 
+/**
+ * A delivery given up: after its last scheduled attempt, or ended early (its endpoint was deleted).
+ * `reason` says which; absent in events recorded before it existed.
+ */
+export interface DeliveryFailedData {
+  delivery_id: string;
+  at: string;
+  attempts: number;
+  reason?: string;
+}
+
 export type DeliveryEvent =
   | { type: 'WebhookDeliveryScheduled'; data: DeliveryScheduledData }
   | { type: 'WebhookAttemptStarted'; data: AttemptStartedData }
   | { type: 'WebhookAttemptAbandoned'; data: AttemptAbandonedData }
   | { type: 'WebhookAttemptSucceeded'; data: AttemptData }
   | { type: 'WebhookAttemptFailed'; data: AttemptData }
-  | { type: 'WebhookDeliveryFailed'; data: { delivery_id: string; at: string; attempts: number } }
+  | { type: 'WebhookDeliveryFailed'; data: DeliveryFailedData }
   | { type: 'WebhookRedeliveryRequested'; data: { delivery_id: string; at: string; request_id: string | null } };
 
 export type DeliveryEventType = DeliveryEvent['type'];

@@ -35,6 +35,8 @@ export interface DeliveryState {
   created_at: string;
   updated_at: string;
   attempts: AttemptRecord[];
+  /** Why the delivery was given up (status `failed`); null otherwise, or when not recorded. */
+  failure_reason?: string | null;
   /** The attempt claimed and not yet recorded (internal: partners see it once its outcome is in). */
   sending: Omit<AttemptStartedData, 'delivery_id'> | null;
   /** Claims abandoned in a row since the last recorded outcome (internal). */
@@ -97,7 +99,14 @@ export function evolveDelivery(state: DeliveryState | null, event: DeliveryEvent
       return { ...next, status: due ? 'retrying' : next.status, next_attempt_at: due };
     }
     case 'WebhookDeliveryFailed':
-      return { ...state, status: 'failed', next_attempt_at: null, updated_at: event.data.at, sending: null };
+      return {
+        ...state,
+        status: 'failed',
+        next_attempt_at: null,
+        updated_at: event.data.at,
+        sending: null,
+        failure_reason: event.data.reason ?? null,
+      };
     case 'WebhookRedeliveryRequested':
       return { ...state, redelivery_requested_at: event.data.at, updated_at: event.data.at };
   }

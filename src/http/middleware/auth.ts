@@ -7,7 +7,19 @@ import type { KeyResolver, Principal } from '../../application/key-resolver.js';
 import type { KeyRateLimiter } from '../../application/rate-limits.js';
 import type { Logger } from '../../shared/logger.js';
 
-const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
+/** A key's characters; anything else cannot be a key. */
+const KEY_SHAPE = /^[A-Za-z0-9_]{1,200}$/;
+
+/**
+ * The credentials of an `Authorization` header with the Bearer scheme, matched without regard to
+ * case and one or more spaces after it (RFC 9110: `auth-scheme 1*SP token68`); '' when the scheme is there with no value, null for another
+ * scheme or no scheme at all.
+ */
+export function bearerCredentials(header: string): string | null {
+  const m = /^([^ \t]+)(?: +(.*))?$/.exec(header.trim());
+  if (!m || m[1]!.toLowerCase() !== 'bearer') return null;
+  return m[2] ?? '';
+}
 
 function invalidKey(): ApiError {
   return new ApiError(
@@ -203,17 +215,19 @@ export function authenticator(keys: KeyResolver, throttle: AuthThrottle) {
 function resolveKey(keys: KeyResolver, req: Request): Principal | null | Promise<Principal | null> {
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === '') throw new ApiError('missing_api_key');
-  const match = BEARER.exec(header.trim());
-  if (!match) throw invalidKey();
-  return keys.resolve(match[1]!);
+  const key = bearerCredentials(header);
+  // "Bearer" with nothing after it sends no key at all, as an empty header does.
+  if (key === '') throw new ApiError('missing_api_key');
+  if (key === null || !KEY_SHAPE.test(key)) throw invalidKey();
+  return keys.resolve(key);
 }
 
 /** The operations API's token check (constant time), throttled like API keys. */
 export function adminGuard(token: string | undefined, throttle: AuthThrottle) {
-  const expected = token ? Buffer.from(`Bearer ${token}`) : undefined;
-  return async (req: Request): Promise<void> => {
+  const expected = token ? Buffer.from(token) : undefined;
+  return (req: Request): void => {
     if (!expected) throw new ApiError('not_found', 'The operations API is disabled (ADMIN_TOKEN is not set).');
-    const got = Buffer.from(req.get('authorization') ?? '');
+    const got = Buffer.from(bearerCredentials(req.get('authorization') ?? '') ?? '');
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
       throttle.failed(req, new ApiError('invalid_api_key', 'A valid ADMIN_TOKEN is required.'));
     }

@@ -54,6 +54,21 @@ export function jsonBody(limit: number) {
       );
       return;
     }
-    parse(req, res, next);
+    parse(req, res, (err?: unknown) => next(err === undefined ? undefined : (notAnObject(err) ?? err)));
   };
+}
+
+/**
+ * body-parser (strict) refuses JSON whose top level is not an object or array as "not JSON"; a
+ * body of `null`, `123` or `"text"` is JSON, just not what any endpoint takes: say so.
+ */
+function notAnObject(err: unknown): ApiError | undefined {
+  const failure = err as { type?: string; body?: unknown };
+  if (failure?.type !== 'entity.parse.failed' || typeof failure.body !== 'string') return undefined;
+  try {
+    JSON.parse(failure.body);
+  } catch {
+    return undefined;
+  }
+  return new ApiError('validation_error', 'The request body must be a JSON object.', { param: 'body' });
 }

@@ -2,6 +2,14 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@aste
 import { z } from './zod.js';
 import { ErrorBody, envelope } from '../schemas/common.js';
 import type { RouteSpec } from '../route.js';
+import { applyExamples } from './examples.js';
+import { registerWebhooks } from './webhooks-section.js';
+
+/** Who a document is for: partners (the public API) or the service's operators. */
+export type Audience = 'partner' | 'operator';
+
+/** Paths only operators use: the operations API, metrics and the built-in provider's payment pages. */
+export const isOperatorPath = (path: string): boolean => /^\/(internal|checkout|metrics)(\/|$)/.test(path);
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid parameter or body (validation_error).',
@@ -49,7 +57,15 @@ function errorCodesOf(route: RouteSpec): number[] {
   return [...codes].sort();
 }
 
-export function buildOpenApiDocument(routes: RouteSpec[], serverUrl = '/'): Record<string, unknown> {
+/**
+ * The OpenAPI 3.1 document of the routes one audience uses, with each operation's examples
+ * (./examples.ts); the partner document also describes the webhooks the service sends.
+ */
+export function buildOpenApiDocument(
+  routes: RouteSpec[],
+  options: { audience?: Audience; serverUrl?: string } = {},
+): Record<string, unknown> {
+  const { audience = 'partner', serverUrl = '/' } = options;
   const registry = new OpenAPIRegistry();
   registry.register('Error', ErrorBody);
   registry.registerComponent('securitySchemes', 'apiKey', {
@@ -63,7 +79,9 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl = '/'): Reco
     description: 'ADMIN_TOKEN.',
   });
 
-  for (const route of routes) {
+  if (audience === 'partner') registerWebhooks(registry);
+
+  for (const route of routes.filter((r) => isOperatorPath(r.path) === (audience === 'operator'))) {
     const auth = route.auth ?? 'key';
     const limited = auth === 'key';
     const responses: Record<string, ResponseConfig> = {};
@@ -122,15 +140,27 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl = '/'): Reco
   }
 
   const generator = new OpenApiGeneratorV31(registry.definitions);
-  return generator.generateDocument({
+  const document = generator.generateDocument({
     openapi: '3.1.0',
-    info: {
-      title: 'Partner Ordering API',
-      version: '1.0.0',
-      description: 'Browse stores, quote delivery, place, pay for and track orders, and receive signed webhooks.',
-    },
+    info:
+      audience === 'partner'
+        ? {
+            title: 'Partner Ordering API',
+            version: '1.0.0',
+            description:
+              'Browse stores, quote delivery, place, pay for and track orders, and receive signed webhooks. ' +
+              'The operations API has its own document at /internal/openapi.json.',
+          }
+        : {
+            title: 'Partner Ordering API: operations',
+            version: '1.0.0',
+            description:
+              "The operators' API (ADMIN_TOKEN) and the built-in payment provider's checkout pages. " +
+              'Partners use /v1/openapi.json.',
+          },
     servers: [{ url: serverUrl }],
   }) as unknown as Record<string, unknown>;
+  return applyExamples(document);
 }
 
 type HeaderSpec = { description: string; schema: z.ZodType; required?: boolean };

@@ -1,76 +1,78 @@
-/** A self-contained HTML API reference rendered from the OpenAPI document (no CDN, works offline). */
-type Doc = { info?: { title?: string; description?: string }; paths?: Record<string, Record<string, Operation>> };
-type Operation = {
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown; description?: string }>;
-  requestBody?: { content?: Record<string, { schema?: unknown }> };
-  responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>;
-  'x-required-scope'?: string;
-};
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
 
-const esc = (s: unknown): string =>
-  String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/**
+ * The API reference at /docs: Scalar's API reference (`@scalar/api-reference`), served by the
+ * service from its own node_modules (no CDN, works offline). The page loads the partner document
+ * from /v1/openapi.json and sends "try it" requests to the origin it was opened from.
+ */
 
-const json = (v: unknown): string => `<pre>${esc(JSON.stringify(v, null, 2))}</pre>`;
+export const REFERENCE_SCRIPT_PATH = '/docs/assets/api-reference.js';
+export const REFERENCE_INIT_PATH = '/docs/assets/init.js';
 
-function operation(path: string, method: string, op: Operation): string {
-  const params = (op.parameters ?? [])
-    .map(
-      (p) =>
-        `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${p.required ? 'yes' : ''}</td><td><code>${esc(JSON.stringify(p.schema ?? {}))}</code></td></tr>`,
-    )
-    .join('');
-  const body = op.requestBody?.content?.['application/json']?.schema;
-  const responses = Object.entries(op.responses ?? {})
-    .map(
-      ([status, r]) =>
-        `<details><summary><b>${esc(status)}</b> ${esc(r.description ?? '')}</summary>${r.content?.['application/json'] ? json(r.content['application/json'].schema) : ''}</details>`,
-    )
-    .join('');
-  return `<section id="${esc(method + path)}">
-<h3><span class="m ${esc(method)}">${esc(method.toUpperCase())}</span> <code>${esc(path)}</code></h3>
-<p>${esc(op.summary ?? '')}${op['x-required-scope'] ? ` — scope <code>${esc(op['x-required-scope'])}</code>` : ''}</p>
-${op.description ? `<p>${esc(op.description)}</p>` : ''}
-${params ? `<table><tr><th>parameter</th><th>in</th><th>required</th><th>schema</th></tr>${params}</table>` : ''}
-${body ? `<details><summary>Request body</summary>${json(body)}</details>` : ''}
-${responses}
-</section>`;
-}
+/**
+ * Scripts only from this origin (the bundle and the start script, no inline script); Scalar adds
+ * its styles at run time, hence inline styles; requests ("try it", the document) to this origin
+ * only, so the reference cannot call out to anyone else.
+ */
+export const REFERENCE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
-export function renderReference(doc: Doc): string {
-  const sections = Object.entries(doc.paths ?? {}).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => ({
-      tag: op.tags?.[0] ?? 'Other',
-      html: operation(path, method, op),
-      path,
-      method,
-    })),
-  );
-  const tags = [...new Set(sections.map((s) => s.tag))];
-  const nav = tags
-    .map(
-      (t) =>
-        `<h4>${esc(t)}</h4>${sections
-          .filter((s) => s.tag === t)
-          .map((s) => `<a href="#${esc(s.method + s.path)}">${esc(s.method.toUpperCase())} ${esc(s.path)}</a>`)
-          .join('<br>')}`,
-    )
-    .join('');
-  const body = tags
-    .map(
-      (t) =>
-        `<h2>${esc(t)}</h2>${sections
-          .filter((s) => s.tag === t)
-          .map((s) => s.html)
-          .join('')}`,
-    )
-    .join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info?.title ?? 'API')} reference</title>
-<style>body{font-family:system-ui,sans-serif;margin:0;display:flex}nav{width:320px;padding:1em;height:100vh;overflow:auto;position:sticky;top:0;background:#f6f6f8;font-size:13px}
-main{padding:1em 2em;max-width:960px}pre{background:#f3f3f3;padding:.5em;overflow:auto;font-size:12px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 6px;font-size:13px}
-.m{padding:2px 6px;border-radius:4px;color:#fff;font-size:12px}.get{background:#2b7}.post{background:#27b}.put{background:#b72}.delete{background:#b22}.patch{background:#72b}</style></head>
-<body><nav><b>${esc(doc.info?.title ?? '')}</b><p><a href="/v1/openapi.json">openapi.json</a></p>${nav}</nav>
-<main><h1>${esc(doc.info?.title ?? '')}</h1><p>${esc(doc.info?.description ?? '')}</p>${body}</main></body></html>`;
+export const REFERENCE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Partner Ordering API reference</title>
+</head>
+<body>
+<noscript>The reference needs JavaScript. The contract itself is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</noscript>
+<div id="app"></div>
+<script src="${REFERENCE_SCRIPT_PATH}"></script>
+<script src="${REFERENCE_INIT_PATH}"></script>
+</body>
+</html>
+`;
+
+/**
+ * Starts the reference. The server is the page's own origin; the sandbox key a partner types in
+ * the authentication box stays in the page (not persisted, no proxy).
+ */
+export const REFERENCE_INIT_SCRIPT = `'use strict';
+Scalar.createApiReference('#app', {
+  url: '/v1/openapi.json',
+  servers: [{ url: window.location.origin, description: 'This service' }],
+  authentication: { preferredSecurityScheme: 'apiKey' },
+  persistAuth: false,
+  withDefaultFonts: false,
+  telemetry: false,
+  hideClientButton: false,
+  showDeveloperTools: 'never',
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  documentDownloadType: 'json',
+  defaultOpenAllTags: true,
+});
+`;
+
+let bundle: Buffer | undefined;
+
+/** Scalar's self-contained browser bundle (exposes `Scalar.createApiReference`), read once. */
+export function referenceBundle(): Buffer {
+  if (!bundle) {
+    const entry = createRequire(import.meta.url).resolve('@scalar/api-reference');
+    bundle = fs.readFileSync(path.join(path.dirname(entry), 'browser', 'standalone.js'));
+  }
+  return bundle;
 }

@@ -7,7 +7,7 @@ import { toMajor, type Currency } from '../../domain/money.js';
 import { deliveryFee, estimatedMinutes, type DeliveryQuote } from '../../domain/catalog/geo.js';
 import { localTime, WEEKDAYS, type Weekday } from '../../domain/catalog/local-time.js';
 import type { Category, Item, MenuCategory, Offer, Point, Store } from '../../domain/catalog/model.js';
-import { discountTarget, type PromoValidation } from '../../domain/catalog/offers.js';
+import { discountTarget, type OrderDiscount, type PromoValidation } from '../../domain/catalog/offers.js';
 import type { StoreHit } from '../../domain/catalog/search.js';
 import type { StoreStatus } from '../../domain/catalog/status.js';
 import type {
@@ -132,7 +132,11 @@ export function toMenu(store: Store, status: StoreStatus): z.infer<typeof MenuSc
   };
 }
 
-export function toQuote(q: DeliveryQuote, location: Point): z.infer<typeof DeliveryQuoteSchema> {
+/** The quote's terms; the route adds the signed `id` and `expires_at` (src/application/orders/quotes.ts). */
+export function toQuote(
+  q: DeliveryQuote,
+  location: Point,
+): Omit<z.infer<typeof DeliveryQuoteSchema>, 'id' | 'expires_at'> {
   const money = (minor: number) => toMajor(minor, q.currency);
   return {
     object: 'delivery_quote',
@@ -188,8 +192,10 @@ export interface PromoInput {
   delivery_fee: number;
 }
 
-export function toPromoValidation(input: PromoInput, result: PromoValidation): z.infer<typeof PromoValidationSchema> {
+export function toPromoValidation(input: PromoInput, choice: OrderDiscount): z.infer<typeof PromoValidationSchema> {
   const money = (minor: number) => toMajor(minor, input.store.currency);
+  const result: PromoValidation = choice.promo!;
+  const applied = choice.applied;
   return {
     object: 'promo_code_validation',
     code: result.offer?.promo_code ?? input.code,
@@ -203,5 +209,8 @@ export function toPromoValidation(input: PromoInput, result: PromoValidation): z
     delivery_fee: money(input.delivery_fee),
     offer_id: result.offer?.id ?? null,
     offer: result.offer ? toOffer(result.offer) : null,
+    applied: result.valid && applied?.offer.id === result.offer.id,
+    order_discount: result.valid ? money(applied?.discount ?? 0) : null,
+    order_offer_id: result.valid ? (applied?.offer.id ?? null) : null,
   };
 }

@@ -57,7 +57,7 @@ export function offerRoutes({ catalog, clock }: CatalogDeps) {
       operationId: 'validatePromoCode',
       summary: 'Check a promo code against a store and a basket',
       description:
-        "An unusable code is a 200 answer with valid false and a reason (unknown_code, not_yet_valid, expired, wrong_store, not_eligible, below_minimum, no_discount), checked in that order. Send the basket as items (priced from the catalog) or as subtotal. Without location a delivery basket uses the store's nearest-band fee.",
+        "An unusable code is a 200 answer with valid false and a reason (unknown_code, not_yet_valid, expired, wrong_store, not_eligible, below_minimum, no_discount), checked in that order. A valid code and an automatic offer do not add up: an order gets the better of the two, so applied, order_discount and order_offer_id say what an order with this basket and code is charged. Send the basket as items (priced from the catalog) or as subtotal. Without location a delivery basket uses the store's nearest-band fee.",
       tags: TAGS,
       scope: 'promo_codes:validate',
       request: { body: PromoValidateBody },
@@ -70,8 +70,9 @@ export function offerRoutes({ catalog, clock }: CatalogDeps) {
           ? basketSubtotal(index, store, body.items)
           : subtotalFromMajor(body.subtotal ?? 0, store);
         const fee = body.fulfilment === 'pickup' ? 0 : deliveryFeeTo(store, body.location);
-        const result = index.validatePromo(body.code, store.id, { subtotal, delivery_fee: fee }, clock.now());
-        return { data: toPromoValidation({ code: body.code, store, subtotal, delivery_fee: fee }, result) };
+        // The same choice order placement makes: the code or a better automatic offer.
+        const choice = index.orderDiscount(body.code, store.id, { subtotal, delivery_fee: fee }, clock.now());
+        return { data: toPromoValidation({ code: body.code, store, subtotal, delivery_fee: fee }, choice) };
       },
     }),
   ];

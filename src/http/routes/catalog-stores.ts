@@ -19,7 +19,7 @@ import type { CatalogDeps } from './catalog-deps.js';
 
 const TAGS = ['Catalog'];
 
-export function storeRoutes({ catalog, clock }: CatalogDeps) {
+export function storeRoutes({ catalog, clock, quotes }: CatalogDeps) {
   const menus = new MenuBodyCache();
   return [
     defineRoute({
@@ -132,15 +132,17 @@ export function storeRoutes({ catalog, clock }: CatalogDeps) {
       operationId: 'getDeliveryQuote',
       summary: 'Whether a point is in the delivery area, the distance, fee and estimated time',
       description:
-        'Out of zone is an answer (in_zone false, delivery_fee and estimated_minutes null), not an error. Call it before creating an order.',
+        'Out of zone is an answer (in_zone false, delivery_fee and estimated_minutes null), not an error. Call it before creating an order. In zone, the quote has an `id` that holds for 10 minutes (`expires_at`): pass it as `quote_id` when placing a delivery order for this store, in this environment, within 100 m of this point, and the order is charged this delivery_fee and starts from this estimate.',
       tags: TAGS,
       scope: 'catalog:read',
       request: { params: StoreParams, query: QuoteQuery },
       responses: { 200: { description: 'The quote.', data: DeliveryQuoteSchema } },
       errors: [404],
-      handler: ({ params, query }) => {
+      handler: ({ principal, params, query }) => {
         const point = { lat: query.lat, lng: query.lng };
-        return { data: toQuote(catalog.current().deliveryQuote(params.store_id, point, clock.now()), point) };
+        const quote = catalog.current().deliveryQuote(params.store_id, point, clock.now());
+        const holder = { partnerId: principal.partner.id, environment: principal.key.environment };
+        return { data: { ...toQuote(quote, point), ...quotes.issue(holder, quote, point) } };
       },
     }),
   ];

@@ -1,6 +1,7 @@
 import { z } from '../openapi/zod.js';
 import { defineRoute, type RouteResult } from '../route.js';
 import type { OrderService, PartnerContext } from '../../application/orders/order-service.js';
+import type { Sandbox } from '../../application/orders/sandbox.js';
 import type { Principal } from '../../application/key-resolver.js';
 import { toPublicOrder } from '../../domain/order/public-order.js';
 import { receivedBody } from '../middleware/body.js';
@@ -11,6 +12,7 @@ import {
   OrderSchema,
   PaymentLinkSchema,
   PlaceOrderBody,
+  SimulateBody,
 } from '../schemas/order.js';
 import { toMajor } from '../../domain/money.js';
 import type { OrderView } from '../../domain/order/state.js';
@@ -39,7 +41,7 @@ const replayed = (order: OrderView): RouteResult => ({
   headers: { 'Idempotent-Replayed': 'true' },
 });
 
-export function orderRoutes(deps: { orders: OrderService }) {
+export function orderRoutes(deps: { orders: OrderService; sandbox: Sandbox }) {
   return [
     defineRoute({
       method: 'post',
@@ -150,19 +152,35 @@ export function orderRoutes(deps: { orders: OrderService }) {
       operationId: 'advanceSandboxOrder',
       summary: 'Move a sandbox order to the next status of its path',
       description:
-        'Sandbox keys only (a live key gets 403 sandbox_only). Delivery path: placed → confirmed → preparing → ready → out_for_delivery → delivered; pickup: … → ready → completed. 409 at the end of the path, from cancelled, or for an unpaid card order (payment_pending).',
+        'Sandbox keys only (a live key gets 403 sandbox_only). Delivery path: placed → confirmed → preparing → ready → out_for_delivery → delivered; pickup: … → ready → completed. 409 at the end of the path, from cancelled, or for an unpaid card order (payment_pending: pay it with the simulate action payment_succeeded). A rider under way moves one step toward the customer on each advance (see tracking).',
       tags: ['Sandbox'],
       scope: 'sandbox:write',
       request: { params: OrderIdParams, body: z.object({}).strict(), bodyOptional: true },
       responses: { 200: { description: 'The advanced order.', data: OrderSchema } },
       errors: [404, 409],
-      handler: async ({ principal, requestId, clientRequestId, params }) => {
-        const result = await deps.orders.sandboxAdvance(
-          partnerContext(principal, requestId, clientRequestId),
-          params.order_id,
-        );
-        return { data: toPublicOrder(result.order) };
-      },
+      handler: async ({ principal, requestId, clientRequestId, params }) => ({
+        data: toPublicOrder(
+          await deps.sandbox.advance(partnerContext(principal, requestId, clientRequestId), params.order_id),
+        ),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/sandbox/orders/:order_id/simulate',
+      operationId: 'simulateSandboxOrder',
+      summary: 'Make the restaurant, rider, support or payment act on a sandbox order',
+      description:
+        "Sandbox keys only (a live key gets 403 sandbox_only for its own order). Each action runs the same operation as the real actor, with the same events and webhooks: `payment_succeeded` and `payment_failed` (card orders), `restaurant_cancel` (with a `reason`), `refund` (`amount` in major units, partial or full; the rest when left out), `rider_location` (the rider moves one step of five along the route from the store to the customer; the same step always gives the same point). A transition the order's state does not allow answers 409 with the same code and message as the real one.",
+      tags: ['Sandbox'],
+      scope: 'sandbox:write',
+      request: { params: OrderIdParams, body: SimulateBody },
+      responses: { 200: { description: 'The order after the action.', data: OrderSchema } },
+      errors: [404, 409, 422],
+      handler: async ({ principal, requestId, clientRequestId, params, body }) => ({
+        data: toPublicOrder(
+          await deps.sandbox.simulate(partnerContext(principal, requestId, clientRequestId), params.order_id, body),
+        ),
+      }),
     }),
   ];
 }

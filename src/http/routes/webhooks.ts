@@ -5,9 +5,12 @@ import type { DeliveryState } from '../../domain/webhook/delivery-state.js';
 import type { WebhookDeliveries } from '../../webhooks/deliveries.js';
 import type { EndpointOwner, WebhookEndpoints } from '../../webhooks/endpoints.js';
 import {
+  DeletedEndpointSchema,
   DeliveryIdParams,
   DeliveryPagination,
   ListDeliveriesQuery,
+  RecoverBody,
+  RecoverySchema,
   RegisterEndpointBody,
   WebhookDeliverySchema,
   WebhookEndpointSchema,
@@ -30,6 +33,7 @@ export function toPublicDelivery(d: DeliveryState) {
     created_at: d.created_at,
     updated_at: d.updated_at,
     attempts: d.attempts,
+    failure_reason: d.status === 'failed' ? (d.failure_reason ?? null) : null,
   };
 }
 
@@ -50,9 +54,60 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
         201: { description: 'Registered; `secret` is shown this once.', data: WebhookEndpointSchema },
         200: { description: 'Updated.', data: WebhookEndpointSchema },
       },
+      // concurrent_modification: another registration or deletion won the same revision; retry.
+      errors: [409],
       handler: async ({ principal, body }) => {
         const { created, endpoint } = await deps.endpoints.register(owner(principal), body);
         return { status: created ? 201 : 200, data: endpoint };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/webhooks/endpoint',
+      operationId: 'getWebhookEndpoint',
+      summary: 'The webhook endpoint registered for this environment (never its secret)',
+      tags,
+      scope: 'webhooks:manage',
+      responses: { 200: { description: 'The registration.', data: WebhookEndpointSchema } },
+      errors: [404],
+      handler: async ({ principal }) => ({ data: await deps.endpoints.view(owner(principal)) }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/webhooks/endpoint',
+      operationId: 'deleteWebhookEndpoint',
+      summary: 'Delete the webhook endpoint: no more deliveries to it',
+      description:
+        'Deliveries still pending or retrying end as `failed` (failure_reason says why); one with an attempt ' +
+        'already out is left to it: a success stands, a failure ends it as `failed`. Events go on being created and ' +
+        'listed by GET /v1/events. A later PUT registers anew, with a new secret.',
+      tags,
+      scope: 'webhooks:manage',
+      responses: { 200: { description: 'Deleted.', data: DeletedEndpointSchema } },
+      errors: [404, 409],
+      handler: async ({ principal }) => {
+        const removed = await deps.endpoints.remove(owner(principal));
+        const failed = await deps.deliveries.endUnfinished(owner(principal));
+        return { data: { ...removed, deleted: true as const, failed_deliveries: failed } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/webhooks/recover',
+      operationId: 'recoverWebhooks',
+      summary: 'Redeliver every event whose delivery failed since a time',
+      description:
+        'Every event created at or after `since` whose latest delivery attempt failed (GET /v1/events?delivery_success=false) ' +
+        "is sent again, events of one order in the order they happened, within the endpoint's concurrency limit. " +
+        'Answers 202 with how many were queued; each redelivery is an attempt in the delivery log.',
+      tags,
+      scope: 'webhooks:manage',
+      request: { body: RecoverBody },
+      responses: { 202: { description: 'Queued.', data: RecoverySchema } },
+      errors: [409],
+      handler: async ({ principal, body, requestId }) => {
+        const { queued } = await deps.deliveries.recover(owner(principal), body.since, requestId);
+        return { status: 202, data: { object: 'webhook_recovery' as const, since: body.since, queued } };
       },
     }),
     defineRoute({

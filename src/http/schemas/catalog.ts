@@ -7,6 +7,7 @@
 import { z } from '../openapi/zod.js';
 import { VERTICALS } from '../../domain/catalog/model.js';
 import { PROMO_REJECTIONS } from '../../domain/catalog/offers.js';
+import { CLOSED_REASONS } from '../../domain/catalog/status.js';
 import { CURRENCIES } from '../../domain/money.js';
 import { IsoTimestamp, queryNumber, single } from './common.js';
 
@@ -141,7 +142,7 @@ export const StoreSchema = z
     ...StoreBriefSchema.omit({ distance_m: true, delivery_fee: true, estimated_minutes: true, address: true }).shape,
     description: z.string(),
     description_ar: z.string().nullable(),
-    closed_reason: z.enum(['outside_hours', 'closure', 'snoozed']).nullable(),
+    closed_reason: z.enum(CLOSED_REASONS).nullable(),
     busy: z.boolean(),
     snoozed_until: IsoTimestamp.nullable(),
     location: PointSchema,
@@ -234,6 +235,14 @@ export const DeliveryQuoteSchema = z
     estimated_minutes: z.int().nullable(),
     store_status: StoreStatusValue,
     accepting_orders: z.boolean(),
+    id: z.string().nullable().openapi({
+      description:
+        'Pass as `quote_id` when placing the order to be charged this fee (same store, partner and environment; within 100 m of `location`). Null when out of zone.',
+      example: 'quo_AQAAAZ…',
+    }),
+    expires_at: IsoTimestamp.nullable().openapi({
+      description: 'When the quote stops holding: 10 minutes after it was given. Null when out of zone.',
+    }),
   })
   .openapi('DeliveryQuote');
 
@@ -335,5 +344,16 @@ export const PromoValidationSchema = z
     offer_id: z.string().nullable(),
     // A union, not .nullable(): a nullable $ref is rendered as allOf, which refuses null.
     offer: z.union([OfferSchema, z.null()]),
+    applied: z.boolean().openapi({
+      description:
+        "Whether an order with this basket and code gets the code's discount: false when the code is not valid, or when an automatic offer takes more off (the order then gets that offer instead).",
+    }),
+    order_discount: Money.nullable().openapi({
+      description:
+        'What an order with this basket and code gets off: the better of the code and the best automatic offer. Null when the code is not valid (the order would be refused with invalid_promo_code).',
+    }),
+    order_offer_id: z.string().nullable().openapi({
+      description: "The offer behind order_discount (the code's offer or an automatic one); null when none applies.",
+    }),
   })
   .openapi('PromoCodeValidation');

@@ -66,7 +66,7 @@ export const Phone = z
   .transform((v, ctx) => {
     // One parse gives both the check and the normalised number (the same parse isValidPhoneNumber makes).
     const phone = v.startsWith('+') ? parsePhoneNumberFromString(v, { extract: false }) : undefined;
-    if (phone?.isValid()) return phone.number as string;
+    if (phone?.isValid()) return phone.number;
     ctx.issues.push({
       code: 'custom',
       message: 'must be a valid phone number in international format, e.g. +96550000000',
@@ -126,6 +126,16 @@ export const PlaceOrderBody = z
         description: `Tip in the store's currency (e.g. 0.5 KWD), with at most the currency's decimals, at most ${MAX_TIPS}.`,
       }),
     promo_code: z.string().trim().min(1).max(32).optional(),
+    quote_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^quo_[A-Za-z0-9_-]+$/, 'must be the id of a delivery quote (quo_…)')
+      .optional()
+      .openapi({
+        description:
+          'The `id` of a delivery quote (GET /v1/stores/{store_id}/delivery-quote) for this store, given to this partner in this environment less than 10 minutes ago, with `delivery_address.location` within 100 m of the quoted point: the order is charged the quoted delivery fee and starts from its estimate. Expired: 409 quote_expired; any other mismatch, or a pickup order: 422 quote_mismatch.',
+      }),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -154,7 +164,9 @@ export const OrderSchema = z
     id: z.string().openapi({ example: 'sbx_3kTq…' }),
     object: z.literal('order'),
     environment: Environment,
-    reference: z.string().nullable(),
+    reference: z.string().openapi({
+      description: "The partner's reference as sent; an empty string when the order was placed without one.",
+    }),
     order_number: z.string().openapi({ example: 'K7P-4QX' }),
     status: z.enum(ORDER_STATUSES),
     fulfilment: z.enum(['delivery', 'pickup']),
@@ -186,6 +198,11 @@ export const OrderSchema = z
     delivery_address: z.record(z.string(), z.unknown()).nullable(),
     promo_code: z.string().nullable(),
     offer_id: z.string().nullable(),
+    quote_id: z.string().nullable().openapi({ description: 'The delivery quote the order was placed with.' }),
+    estimated_minutes: z
+      .int()
+      .nullable()
+      .openapi({ description: "The quote's estimated_minutes when placed with a quote_id; null otherwise." }),
     cancellation: z.object({ by: z.string(), reason: z.string().nullable() }).nullable(),
     created_at: IsoTimestamp,
     updated_at: IsoTimestamp,
@@ -213,3 +230,32 @@ export const PaymentLinkSchema = z
     expires_at: IsoTimestamp,
   })
   .openapi('PaymentLink');
+
+/** One action of the sandbox simulator: `action` and that action's own fields, nothing else. */
+const SimulateAction = <A extends string, S extends z.ZodRawShape>(action: A, description: string, shape: S) =>
+  z
+    .object({ action: z.literal(action), ...shape })
+    .strict()
+    .openapi({ description });
+
+export const SimulateBody = z
+  .discriminatedUnion('action', [
+    SimulateAction('payment_succeeded', "The card payment of the order's total succeeds (card orders).", {}),
+    SimulateAction('payment_failed', 'The card payment fails; the order stays placed and can be paid later.', {
+      reason: Text(200).optional().openapi({ description: 'Why the payment failed; `declined` when left out.' }),
+    }),
+    SimulateAction('restaurant_cancel', 'The restaurant cancels the order.', {
+      reason: Text(200).openapi({ description: 'The reason the restaurant gives.' }),
+    }),
+    SimulateAction('refund', 'Support refunds a paid card order, in full or in part.', {
+      amount: z.number().positive().optional().openapi({
+        description: "Major units of the order's currency; the whole amount not yet refunded when left out.",
+      }),
+    }),
+    SimulateAction(
+      'rider_location',
+      "The rider moves one step along the route from the store to the customer (the same step's point every time).",
+      {},
+    ),
+  ])
+  .openapi('SimulateRequest');

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDataDir } from '../support/service.js';
+import { CLI, ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
+
+// The CLI and the running service's DATA_DIR: a command run with the default ./data while the
+// service uses another directory is refused with the fix, instead of writing where the service
+// never looks (a new key answering 401). Each test run has its own registry of running services
+// (XDG_RUNTIME_DIR), so services of other tests do not count here.
+
+let root: string;
+let serviceDir: string;
+let elsewhere: string;
+let registry: string;
+let service: ChildService;
+
+/** The CLI as `npm run cli` runs it from `cwd`, DATA_DIR and PORT set only when given. */
+function cli(args: string[], env: Record<string, string> = {}, cwd = elsewhere) {
+  const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', XDG_RUNTIME_DIR: registry };
+  delete base.DATA_DIR;
+  delete base.PORT;
+  const r = spawnSync(process.execPath, [path.resolve(CLI), ...args], {
+    env: { ...base, ...env },
+    cwd,
+    encoding: 'utf8',
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const ping = (key: string) => fetch(`${service.url}/v1/ping`, { headers: { Authorization: `Bearer ${key}` } });
+
+beforeAll(async () => {
+  ensureBuilt();
+  root = fs.realpathSync(tempDataDir());
+  serviceDir = path.join(root, 'service-data');
+  elsewhere = path.join(root, 'project');
+  registry = path.join(root, 'run');
+  fs.mkdirSync(elsewhere);
+  service = await startChildService(serviceDir, { XDG_RUNTIME_DIR: registry });
+}, PROCESS_TEST_TIMEOUT_MS);
+
+afterAll(async () => {
+  if (service && service.child.exitCode === null) {
+    service.child.kill('SIGTERM');
+    await service.exited;
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
+  it('when DATA_DIR is not set and the running service uses another directory, then it refuses with the fix and writes nothing', () => {
+    const r = cli(['partners', 'create', '--name', 'Guard Test']);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toBe(
+      `error: DATA_DIR is not set, so this command would use ${path.join(elsewhere, 'data')}, ` +
+        `but the running service uses ${serviceDir} (pid ${service.child.pid}, port ${service.port}). ` +
+        `Run: DATA_DIR=${serviceDir} npm run cli -- partners create --name 'Guard Test'  ` +
+        `(or, to use ${path.join(elsewhere, 'data')} anyway: DATA_DIR=${path.join(elsewhere, 'data')} npm run cli -- partners create --name 'Guard Test').`,
+    );
+    expect(fs.existsSync(path.join(elsewhere, 'data'))).toBe(false);
+  });
+
+  it('when the fix is followed, then the new key works against the running service at once', async () => {
+    const r = cli(['partners', 'create', '--name', 'Guard Test', '--json'], { DATA_DIR: serviceDir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const { sandbox_key } = JSON.parse(r.stdout) as { sandbox_key: string };
+    await expect.poll(async () => (await ping(sandbox_key)).status, { timeout: 10_000 }).toBe(200);
+  });
+
+  it('when PORT names the running service and DATA_DIR another directory, then it refuses naming both', () => {
+    const other = path.join(root, 'other-data');
+    const r = cli(['partners', 'list'], { DATA_DIR: other, PORT: String(service.port) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`DATA_DIR is ${other}, but the service on port ${service.port}`);
+    expect(r.stderr).toContain(`uses ${serviceDir}. Run: DATA_DIR=${serviceDir} npm run cli -- partners list`);
+  });
+
+  it('when DATA_DIR is chosen explicitly, then it is used as asked, whatever service runs', () => {
+    const other = path.join(root, 'prepared-data');
+    const r = cli(['partners', 'list'], { DATA_DIR: other });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.existsSync(other)).toBe(true);
+  });
+
+  it('when the only registered service is gone (a stale file), then the default directory is used and named', () => {
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const registryDir = fs.readdirSync(registry).map((d) => path.join(registry, d))[0]!;
+    const stale = path.join(registryDir, `${dead}.json`);
+    fs.writeFileSync(
+      stale,
+      JSON.stringify({ pid: dead, port: 1, data_dir: '/nowhere', started_at: '', proc_start: null }),
+    );
+    service.child.kill('SIGTERM');
+    return service.exited.then((code) => {
+      expect(code).toBe(0);
+      // The service removed its own file on the way out; the stale one is skipped and removed.
+      const r = cli(['partners', 'list']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe(
+        `DATA_DIR: ${path.join(elsewhere, 'data')} (the default; set DATA_DIR to use another directory)\n`,
+      );
+      expect(fs.readdirSync(registryDir)).toEqual([]);
+    });
+  });
+});

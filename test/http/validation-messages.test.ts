@@ -1,0 +1,106 @@
+// Validation answers in words a partner can act on: the field's path, then what it must be.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { newKey, orderBody } from '../support/orders.js';
+
+let t: TestService;
+let p: TestPartner;
+
+beforeAll(async () => {
+  t = await startTestService();
+  p = await t.partner();
+});
+afterAll(() => t.close());
+
+const post = (body: unknown) =>
+  t.http
+    .post('/v1/orders')
+    .set(bearer(p.sandbox))
+    .set('Idempotency-Key', newKey())
+    .set('Content-Type', 'application/json')
+    .send(typeof body === 'string' ? body : JSON.stringify(body));
+
+describe('validation messages', () => {
+  it('when a required field is missing, then "<path> is required"', async () => {
+    const res = await post(orderBody({ customer: { phone: '+96550001234' } }));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      code: 'validation_error',
+      param: 'customer.name',
+      message: 'customer.name is required.',
+    });
+  });
+
+  it('when a quantity is out of range, then the message gives the type and both bounds', async () => {
+    const res = await post(orderBody({ items: [{ item_id: 'hummus', quantity: 0 }] }));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      param: 'items[0].quantity',
+      message: expect.stringMatching(/^items\[0\]\.quantity must be an integer from 1 to \d+\.$/),
+    });
+    const fraction = await post(orderBody({ items: [{ item_id: 'hummus', quantity: 1.5 }] }));
+    expect(fraction.body.error.message).toMatch(/^items\[0\]\.quantity must be an integer/);
+  });
+
+  it('when several fields fail, then every one is in details, each a sentence naming its field', async () => {
+    const res = await post(orderBody({ fulfilment: 'drone', items: [], payment_method: undefined, nickname: 'x' }));
+    expect(res.status).toBe(400);
+    const byParam = Object.fromEntries(
+      (res.body.error.details as { param: string; message: string }[]).map((d) => [d.param, d.message]),
+    );
+    expect(byParam).toMatchObject({
+      fulfilment: 'fulfilment must be one of "delivery", "pickup".',
+      items: expect.stringMatching(/^items must have 1 to \d+ items\.$/),
+      payment_method: 'payment_method is required.',
+      nickname: 'nickname is not a field of this request.',
+    });
+    expect(res.body.error.message).toBe(res.body.error.details[0].message);
+  });
+
+  it('when a text field is too long or has the wrong type, then it says so with the limit', async () => {
+    const long = await post(orderBody({ reference: 'r'.repeat(101) }));
+    expect(long.body.error.message).toBe('reference must be 1 to 100 characters.');
+    const number = await post(orderBody({ reference: 42 }));
+    expect(number.body.error.message).toBe('reference must be a string.');
+  });
+
+  it.each(['null', '123', '"text"', 'true', '[]'])(
+    'when the body is %s, then 400 "the body must be a JSON object", not "not valid JSON"',
+    async (text) => {
+      const res = await post(text);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: 'validation_error',
+        param: 'body',
+        message: 'The request body must be a JSON object.',
+      });
+    },
+  );
+
+  it('when the body is not JSON at all, then it still says not valid JSON', async () => {
+    const res = await post('{"store_id": ');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'validation_error', message: 'The request body is not valid JSON.' });
+  });
+
+  it('when a query parameter is unknown or out of range, then its name leads the message', async () => {
+    const unknown = await t.http.get('/v1/stores?expand=menu').set(bearer(p.sandbox));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({
+      param: 'expand',
+      message: 'expand is not a query parameter of this endpoint.',
+    });
+    const limit = await t.http.get('/v1/stores?limit=0').set(bearer(p.sandbox));
+    expect(limit.status).toBe(400);
+    expect(limit.body.error.message).toMatch(/^limit must be /);
+  });
+
+  it('when the Idempotency-Key header is missing, then the message names the header once', async () => {
+    const res = await t.http.post('/v1/orders').set(bearer(p.sandbox)).send(orderBody());
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      param: 'Idempotency-Key',
+      message: 'The Idempotency-Key header is required.',
+    });
+  });
+});
