@@ -67,6 +67,11 @@ export interface RouteSpec<P = any, Q = any, B = any> {
   /** Answers without a store (liveness, the API's own document): never 503, so the document lists none. */
   storeless?: boolean;
   /**
+   * Served but in neither OpenAPI document: a catch-all that only refuses what the documented routes
+   * beside it do not match (the operations API's unknown actions: 400, as they always were).
+   */
+  undocumented?: boolean;
+  /**
    * Runs after authentication, the rate limit, the scope and the path, query and header checks, and
    * before the body is validated; an answer it returns is the route's (no body validation, no
    * handler). For answers that need no second validation of a body already validated: an

@@ -12,7 +12,14 @@ import { EVENT_TYPES } from '../../src/domain/webhook/event-types.js';
 import { startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { newKey } from '../support/orders.js';
 
-type Parameter = { name: string; in: string; required?: boolean; example?: unknown };
+type Parameter = {
+  name: string;
+  in: string;
+  required?: boolean;
+  example?: unknown;
+  explode?: boolean;
+  schema?: { type?: unknown; properties?: Record<string, unknown> };
+};
 type Media = { schema?: unknown; example?: unknown };
 type Operation = {
   operationId: string;
@@ -104,7 +111,12 @@ describe('OpenAPI examples', () => {
           const error = check(p.example, 'paths', path, method, 'parameters', String(i), 'schema');
           if (error) problems.push(`${where}: ${p.in} ${p.name} ${JSON.stringify(p.example)}: ${error}`);
         });
-        const declared = (op.parameters ?? []).map((p) => `${p.in}:${p.name.toLowerCase()}`);
+        // An exploded object query parameter (lat and lng together) is sent as one parameter per property.
+        const declared = (op.parameters ?? []).flatMap((p) =>
+          p.in === 'query' && p.schema?.type === 'object' && p.explode !== false
+            ? Object.keys(p.schema.properties ?? {}).map((n) => `query:${n}`)
+            : [`${p.in}:${p.name.toLowerCase()}`],
+        );
         const given = [
           ...Object.keys(example.request?.params ?? {}).map((n) => `path:${n}`),
           ...Object.keys(example.request?.query ?? {}).map((n) => `query:${n}`),

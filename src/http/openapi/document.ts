@@ -3,6 +3,8 @@ import { z } from './zod.js';
 import { ErrorBody, envelope } from '../schemas/common.js';
 import type { RouteSpec } from '../route.js';
 import { applyExamples } from './examples.js';
+import { responseLinks } from './links.js';
+import { pairPointParameters } from './paired-query.js';
 import { registerWebhooks } from './webhooks-section.js';
 
 /** Who a document is for: partners (the public API) or the service's operators. */
@@ -81,7 +83,7 @@ export function buildOpenApiDocument(
 
   if (audience === 'partner') registerWebhooks(registry);
 
-  for (const route of routes.filter((r) => isOperatorPath(r.path) === (audience === 'operator'))) {
+  for (const route of routes.filter((r) => !r.undocumented && isOperatorPath(r.path) === (audience === 'operator'))) {
     const auth = route.auth ?? 'key';
     const limited = auth === 'key';
     const responses: Record<string, ResponseConfig> = {};
@@ -100,6 +102,7 @@ export function buildOpenApiDocument(
         description: spec.description,
         headers: z.object(mapHeaders(headers)),
         ...(content ? { content } : {}),
+        ...responseLinks(route.operationId, status),
       };
     }
     for (const status of errorCodesOf(route)) {
@@ -160,7 +163,7 @@ export function buildOpenApiDocument(
           },
     servers: [{ url: serverUrl }],
   }) as unknown as Record<string, unknown>;
-  return applyExamples(document);
+  return applyExamples(pairPointParameters(document));
 }
 
 type HeaderSpec = { description: string; schema: z.ZodType; required?: boolean };

@@ -89,6 +89,56 @@ const session = {
   session_id: { operation: 'createPaymentLink', field: 'data.url', match: '/checkout/([^/?#]+)$' },
 };
 
+/** A sandbox cash delivery order as placed by createOrder's example, as the operations API answers it. */
+const OPS_ORDER_ID = 'sbx_7jeok0q0FjoyTEa0Y00cHC';
+const OPS_ORDER = {
+  id: OPS_ORDER_ID,
+  object: 'order',
+  environment: 'sandbox',
+  reference: 'partner-ref-1',
+  order_number: 'PDM-8SN',
+  status: 'placed',
+  fulfilment: 'delivery',
+  store: { id: REEM, name: 'Shawarma Al Reem' },
+  pricing: { subtotal: 2.9, delivery_fee: 0, tip: 0, discount: 0.58, total: 2.32, currency: 'KWD' },
+  payment: { method: 'cash', status: 'pending', refunded_amount: 0 },
+  lines: [
+    {
+      item_id: 'chicken-shawarma-wrap',
+      name: 'Chicken Shawarma Wrap',
+      quantity: 2,
+      unit_price: 0.7,
+      options: [
+        { id: 'size-large', group_id: 'size', name: 'Large', price: 0.3 },
+        { id: 'extra-toum', group_id: 'extras', name: 'Extra garlic toum', price: 0.1 },
+      ],
+      line_total: 2.2,
+    },
+    { item_id: 'hummus', name: 'Hummus', quantity: 1, unit_price: 0.7, options: [], line_total: 0.7 },
+  ],
+  customer: { name: 'Fatima Al-Sabah', phone: '+96550001234' },
+  delivery_address: {
+    line1: 'Block 4, Street 12, House 7',
+    floor: '2',
+    apartment: '5',
+    area: 'Salmiya',
+    location: NEAR_REEM,
+  },
+  promo_code: null,
+  offer_id: 'off-reem-20',
+  quote_id: null,
+  estimated_minutes: null,
+  cancellation: null,
+  created_at: '2026-11-21T12:00:00.000Z',
+  updated_at: '2026-11-21T12:00:00.000Z',
+};
+const opsAnswer = (changes: Record<string, unknown>): ExampleResponse => ({
+  status: 200,
+  body: { data: { ...OPS_ORDER, ...changes } },
+});
+/** The order an earlier operations example answered with: the order it walked one status on. */
+const opsAfter = (operation: string) => ({ order_id: { operation, field: 'data.id' } });
+
 export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
   ping: {
     response: {
@@ -1413,58 +1463,87 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       },
     },
   },
-  operateOrder: {
+  // The operations API, one operation per action. Each acts on a fresh sandbox order that the
+  // examples before it in the chain (`opsAfter`) walked to the status the action needs.
+  operateOrderAccept: {
+    request: { params: { order_id: OPS_ORDER_ID } },
+    uses: order,
+    response: opsAnswer({ status: 'confirmed' }),
+  },
+  operateOrderStart: {
+    request: { params: { order_id: OPS_ORDER_ID } },
+    uses: opsAfter('operateOrderAccept'),
+    response: opsAnswer({ status: 'preparing' }),
+  },
+  operateOrderReady: {
+    request: { params: { order_id: OPS_ORDER_ID } },
+    uses: opsAfter('operateOrderStart'),
+    response: opsAnswer({ status: 'ready' }),
+  },
+  operateOrderAssignRider: {
     request: {
-      params: { order_id: 'sbx_7jeok0q0FjoyTEa0Y00cHC', action: 'cancel' },
-      body: { reason: 'The store ran out of bread.' },
+      params: { order_id: OPS_ORDER_ID },
+      body: { name: 'Ahmed Al-Rashid', phone: '+96555512345', vehicle: 'motorbike' },
     },
+    uses: opsAfter('operateOrderReady'),
+    response: opsAnswer({ status: 'ready' }),
+  },
+  operateOrderRiderLocation: {
+    request: { params: { order_id: OPS_ORDER_ID }, body: { lat: 29.3352, lng: 48.0801 } },
+    uses: opsAfter('operateOrderAssignRider'),
+    response: opsAnswer({ status: 'ready' }),
+  },
+  operateOrderPickup: {
+    request: { params: { order_id: OPS_ORDER_ID } },
+    uses: opsAfter('operateOrderAssignRider'),
+    response: opsAnswer({ status: 'out_for_delivery' }),
+  },
+  operateOrderDeliver: {
+    request: { params: { order_id: OPS_ORDER_ID } },
+    uses: opsAfter('operateOrderPickup'),
+    response: opsAnswer({ status: 'delivered', payment: { method: 'cash', status: 'paid', refunded_amount: 0 } }),
+  },
+  operateOrderCollect: {
+    summary: 'Collect is for pickup orders: a delivery order is refused',
+    request: { params: { order_id: OPS_ORDER_ID } },
     uses: order,
     response: {
-      status: 200,
+      status: 409,
       body: {
-        data: {
-          id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
-          object: 'order',
-          environment: 'sandbox',
-          reference: 'partner-ref-1',
-          order_number: 'PDM-8SN',
-          status: 'cancelled',
-          fulfilment: 'delivery',
-          store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem' },
-          pricing: { subtotal: 2.9, delivery_fee: 0, tip: 0, discount: 0.58, total: 2.32, currency: 'KWD' },
-          payment: { method: 'cash', status: 'pending', refunded_amount: 0 },
-          lines: [
-            {
-              item_id: 'chicken-shawarma-wrap',
-              name: 'Chicken Shawarma Wrap',
-              quantity: 2,
-              unit_price: 0.7,
-              options: [
-                { id: 'size-large', group_id: 'size', name: 'Large', price: 0.3 },
-                { id: 'extra-toum', group_id: 'extras', name: 'Extra garlic toum', price: 0.1 },
-              ],
-              line_total: 2.2,
-            },
-            { item_id: 'hummus', name: 'Hummus', quantity: 1, unit_price: 0.7, options: [], line_total: 0.7 },
-          ],
-          customer: { name: 'Fatima Al-Sabah', phone: '+96550001234' },
-          delivery_address: {
-            line1: 'Block 4, Street 12, House 7',
-            floor: '2',
-            apartment: '5',
-            area: 'Salmiya',
-            location: { lat: 29.3349, lng: 48.0878 },
-          },
-          promo_code: null,
-          offer_id: 'off-reem-20',
-          quote_id: null,
-          estimated_minutes: null,
-          cancellation: { by: 'restaurant', reason: 'The store ran out of bread.' },
-          created_at: '2026-11-21T12:00:00.000Z',
-          updated_at: '2026-11-21T12:00:00.000Z',
+        error: {
+          code: 'invalid_transition',
+          message: 'Delivery orders are delivered, not collected.',
+          request_id: 'req_8fK2mQ9xLp3ZbT4wV',
         },
       },
     },
+  },
+  operateOrderCancel: {
+    request: { params: { order_id: OPS_ORDER_ID }, body: { reason: 'The store ran out of bread.' } },
+    uses: order,
+    response: opsAnswer({
+      status: 'cancelled',
+      cancellation: { by: 'restaurant', reason: 'The store ran out of bread.' },
+    }),
+  },
+  operateOrderRefund: {
+    summary: 'Refund 1 KWD of a delivered cash order',
+    request: { params: { order_id: OPS_ORDER_ID }, body: { amount: 1 } },
+    uses: opsAfter('operateOrderDeliver'),
+    response: opsAnswer({
+      status: 'partially_refunded',
+      payment: { method: 'cash', status: 'partially_refunded', refunded_amount: 1 },
+    }),
+  },
+  operateOrderPay: {
+    request: { params: { order_id: OPS_ORDER_ID } },
+    uses: cardOrder,
+    response: opsAnswer({ payment: { method: 'card', status: 'paid', refunded_amount: 0 } }),
+  },
+  operateOrderFailPayment: {
+    request: { params: { order_id: OPS_ORDER_ID }, body: { reason: 'card_declined' } },
+    uses: cardOrder,
+    response: opsAnswer({ payment: { method: 'card', status: 'failed', refunded_amount: 0 } }),
   },
   checkoutPage: {
     request: { params: { session_id: 'cs_1LQNDhcLkecbR4BihWUN9wIM5EBZgx1vS' } },
@@ -1484,7 +1563,8 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
 };
 
 type Media = { example?: unknown };
-type Parameter = { name: string; in: string; example?: unknown };
+type ParameterSchema = { type?: unknown; properties?: Record<string, ParameterSchema> };
+type Parameter = { name: string; in: string; example?: unknown; explode?: boolean; schema?: ParameterSchema };
 type Operation = {
   operationId?: string;
   parameters?: Parameter[];
@@ -1495,7 +1575,19 @@ type Operation = {
 function parameterExample(example: OperationExample, parameter: Parameter): unknown {
   const request = example.request ?? {};
   if (parameter.in === 'path') return request.params?.[parameter.name];
-  if (parameter.in === 'query') return request.query?.[parameter.name];
+  if (parameter.in === 'query') {
+    const query = request.query ?? {};
+    // Query values are text: a number written here is shown as text where the schema is a string.
+    const asText = (value: unknown, schema: ParameterSchema | undefined) =>
+      typeof value === 'number' && schema?.type === 'string' ? String(value) : value;
+    const properties = parameter.schema?.type === 'object' ? parameter.schema.properties : undefined;
+    if (properties && parameter.explode !== false) {
+      // An exploded object (style form, e.g. lat and lng): each property is a query parameter of its own.
+      const given = Object.entries(properties).filter(([name]) => query[name] !== undefined);
+      return given.length ? Object.fromEntries(given.map(([name, s]) => [name, asText(query[name], s)])) : undefined;
+    }
+    return asText(query[parameter.name], parameter.schema);
+  }
   if (parameter.in === 'header') {
     const name = parameter.name.toLowerCase();
     return Object.entries(request.headers ?? {}).find(([h]) => h.toLowerCase() === name)?.[1];

@@ -57,7 +57,7 @@ export function offerRoutes({ catalog, clock }: CatalogDeps) {
       operationId: 'validatePromoCode',
       summary: 'Check a promo code against a store and a basket',
       description:
-        "An unusable code is a 200 answer with valid false and a reason (unknown_code, not_yet_valid, expired, wrong_store, not_eligible, below_minimum, no_discount), checked in that order. A valid code and an automatic offer do not add up: an order gets the better of the two, so applied, order_discount and order_offer_id say what an order with this basket and code is charged. Send the basket as items (priced from the catalog) or as subtotal. Without location a delivery basket uses the store's nearest-band fee.",
+        "An unusable code is a 200 answer with valid false and a reason (unknown_code, not_yet_valid, expired, wrong_store, not_eligible, below_minimum, no_discount), checked in that order. A valid code and an automatic offer do not add up: an order gets the better of the two, so applied, order_discount and order_offer_id say what an order with this basket and code is charged. Send the basket as items (priced from the catalog) or as subtotal, exactly one of them (neither or both is a 400). Without location a delivery basket uses the store's nearest-band fee. Checked against the store (so not in the schema): a subtotal with more decimals than the store's currency has is a 400 naming subtotal; an item the store does not have is a 404 item_not_found naming items[i].item_id; a modifier id that is not an option of its item is a 400 naming items[i].modifier_ids[j].",
       tags: TAGS,
       scope: 'promo_codes:validate',
       request: { body: PromoValidateBody },

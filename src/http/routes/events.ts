@@ -3,7 +3,13 @@ import { defineRoute } from '../route.js';
 import type { Principal } from '../../application/key-resolver.js';
 import type { EventRecord } from '../../domain/webhook/event-records.js';
 import type { WebhookEvents } from '../../webhooks/events.js';
-import { DeliveryPagination, EventIdParams, EventSchema, ListEventsQuery } from '../schemas/webhooks.js';
+import {
+  DeliveryPagination,
+  EventIdParams,
+  EventSchema,
+  ListEventsQuery,
+  TIME_RANGE_NOTE,
+} from '../schemas/webhooks.js';
 
 const owner = (p: Principal) => ({ partnerId: p.partner.id, environment: p.key.environment });
 
@@ -27,7 +33,8 @@ export function eventRoutes(deps: { events: WebhookEvents }) {
       summary: 'Events of the last 30 days, newest first, whether or not they were sent as webhooks',
       description:
         'The same `id`, `type`, `created` and `data` as the webhook body. Events are created moments after the change ' +
-        'that causes them, also when no endpoint is registered, so polling this list is an alternative to webhooks.',
+        'that causes them, also when no endpoint is registered, so polling this list is an alternative to webhooks.' +
+        TIME_RANGE_NOTE,
       tags,
       scope: 'webhooks:read',
       request: { query: ListEventsQuery },

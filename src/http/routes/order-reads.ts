@@ -3,14 +3,10 @@ import { defineRoute } from '../route.js';
 import type { OrderQueries } from '../../application/orders/order-queries.js';
 import { ORDER_STATUSES } from '../../domain/order/machine.js';
 import { toPublicOrder } from '../../domain/order/public-order.js';
-import { OrderIdParams, OrderSchema } from '../schemas/order.js';
+import { ORDER_ID_PATTERN, OrderIdParams, OrderSchema } from '../schemas/order.js';
 import { IsoTimestamp, queryNumber } from '../schemas/common.js';
+import { Instant, TIME_RANGE_NOTE } from '../schemas/webhooks.js';
 import { partnerContext } from './orders.js';
-
-const Instant = z.iso
-  .datetime({ offset: true })
-  .transform((v) => new Date(v).toISOString())
-  .openapi({ format: 'date-time' });
 
 const ListOrdersQuery = z
   .object({
@@ -20,16 +16,19 @@ const ListOrdersQuery = z
       .min(1)
       .max(80)
       .optional()
-      .openapi({ description: 'An order id from the previous page: the next page starts after it.' }),
-    reference: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .openapi({ description: 'Your own reference: find an order after an unconfirmed creation.' }),
+      .openapi({
+        pattern: ORDER_ID_PATTERN,
+        description:
+          'An order id from the previous page (`sbx_` or `ord_` + 22 letters and digits): the next page starts after it. ' +
+          'An id that is not one of your orders in this environment: 400 validation_error "starting_after: no order with id …".',
+      }),
+    reference: z.string().min(1).max(100).optional().openapi({
+      description:
+        'Your own reference: find an order after an unconfirmed creation. Matched exactly as sent; a value no order was placed with matches none.',
+    }),
     status: z.enum(ORDER_STATUSES).optional(),
-    created_after: Instant.optional(),
-    created_before: Instant.optional(),
+    created_after: Instant.optional().openapi({ description: 'Only orders created strictly after this time.' }),
+    created_before: Instant.optional().openapi({ description: 'Only orders created strictly before this time.' }),
   })
   .strict();
 
@@ -79,7 +78,8 @@ export function orderReadRoutes(deps: { queries: OrderQueries }) {
       operationId: 'listOrders',
       summary: "The partner's orders in this environment, newest first",
       description:
-        'Cursor pagination: pass the last id you got as starting_after. Includes every write you made before the request.',
+        'Cursor pagination: pass the last id you got as starting_after. Includes every write you made before the request.' +
+        TIME_RANGE_NOTE,
       tags: ['Orders'],
       scope: 'orders:read',
       request: { query: ListOrdersQuery },

@@ -46,7 +46,12 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
       operationId: 'putWebhookEndpoint',
       summary: 'Register or replace the webhook endpoint of this environment',
       description:
-        'The first registration answers 201 with the signing secret, shown once; later calls replace url and events (200, no secret).',
+        'The first registration answers 201 with the signing secret, shown once; later calls replace url and events (200, no secret). ' +
+        'Checked in this order, each answered 400 validation_error: `events` and `enabled_events` both given with ' +
+        'different types, a rule the schema cannot state ("enabled_events and events name the same list: give one of them (or both with the same types)."); ' +
+        'a name that is not an event type (`enabled_events: unknown event type "x".`, naming each); a `url` that is not an absolute ' +
+        'https URL, has a user name or password, a port other than 443 or 1024-65535, or a host that does not resolve or ' +
+        'resolves to an address that is not public, rules on the host the schema cannot state either ("webhook URL …").',
       tags,
       scope: 'webhooks:manage',
       request: { body: RegisterEndpointBody },

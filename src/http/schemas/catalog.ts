@@ -10,10 +10,18 @@ import { PROMO_REJECTIONS } from '../../domain/catalog/offers.js';
 import { CLOSED_REASONS } from '../../domain/catalog/status.js';
 import { CURRENCIES } from '../../domain/money.js';
 import { IsoTimestamp, queryNumber, single } from './common.js';
+import { trimmedLengthPattern } from './text-patterns.js';
 
 // ---- query and path parameters -------------------------------------------------------------
 
-const queryString = (max: number) => z.string(single('a string')).trim().max(max, `must be at most ${max} characters`);
+// Lengths are checked after trimming, with refine rather than .min/.max: the document then gives the
+// trimmed length as a pattern (trimmedLengthPattern) instead of a maxLength on the raw text.
+const queryString = (max: number) =>
+  z
+    .string(single('a string'))
+    .trim()
+    .refine((v) => v.length <= max, `must be at most ${max} characters`)
+    .openapi({ pattern: trimmedLengthPattern(0, max) });
 const queryEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, single(`one of ${values.join(', ')}`));
 
@@ -22,7 +30,10 @@ const Lat = () =>
 const Lng = () =>
   queryNumber(-180, 180).optional().openapi({ description: 'Longitude of the delivery point; send with lat.' });
 
-/** lat and lng come together: one alone is a 400 naming the missing one. */
+/**
+ * lat and lng come together: one alone is a 400 naming the missing one. The document says so with
+ * one exploded object parameter (../openapi/paired-query.ts), the same `lat=..&lng=..` on the wire.
+ */
 function pairedPoint(q: { lat?: number | undefined; lng?: number | undefined }, ctx: z.RefinementCtx): void {
   if (q.lat !== undefined && q.lng === undefined)
     ctx.addIssue({ code: 'custom', path: ['lng'], message: 'is required when lat is given' });
@@ -38,7 +49,8 @@ export const StoreListQuery = z
       .optional()
       .transform((v) => (v === '' ? undefined : v))
       .openapi({
-        description: 'Name match (English or Arabic, case-insensitive), at most 80 characters. Blank means no filter.',
+        description:
+          'Name match (English or Arabic, case-insensitive), at most 80 characters after trimming. Blank means no filter.',
       }),
     vertical: queryEnum(VERTICALS).optional(),
     status: queryEnum(['open', 'busy', 'closed'] as const)
@@ -55,9 +67,11 @@ export const SearchQuery = z
     q: z
       .string(single('a string'))
       .trim()
-      .min(2, 'must be 2 to 80 characters')
-      .max(80, 'must be 2 to 80 characters')
-      .openapi({ description: 'Name match on stores and items, 2 to 80 characters.' }),
+      .refine((v) => v.length >= 2 && v.length <= 80, 'must be 2 to 80 characters')
+      .openapi({
+        description: 'Name match on stores and items, 2 to 80 characters after trimming.',
+        pattern: trimmedLengthPattern(2, 80),
+      }),
     lat: Lat(),
     lng: Lng(),
     limit: queryNumber(1, 50, true).default(10).openapi({ description: 'Results per type (stores, items).' }),
@@ -290,14 +304,19 @@ const Location = z.object({ lat: z.number().min(-90).max(90), lng: z.number().mi
 
 export const PromoValidateBody = z
   .object({
-    code: z.string().trim().min(1).max(32),
+    code: z
+      .string()
+      .trim()
+      .refine((v) => v.length >= 1 && v.length <= 32, 'must be 1 to 32 characters')
+      .openapi({
+        description: 'The promo code, 1 to 32 characters after trimming.',
+        pattern: trimmedLengthPattern(1, 32),
+      }),
     store_id: z.string().min(1).max(64),
-    subtotal: z
-      .number()
-      .min(0)
-      .max(1_000_000)
-      .optional()
-      .openapi({ description: "Basket subtotal in the store's currency; or send items." }),
+    subtotal: z.number().min(0).max(1_000_000).optional().openapi({
+      description:
+        "Basket subtotal in the store's currency, with at most the currency's decimals (more is a 400 naming subtotal); send it or items, not both.",
+    }),
     items: z
       .array(
         z
@@ -311,7 +330,7 @@ export const PromoValidateBody = z
       .min(1)
       .max(50)
       .optional()
-      .openapi({ description: 'Basket lines, priced from the catalog; or send subtotal.' }),
+      .openapi({ description: 'Basket lines, priced from the catalog; send them or subtotal, not both.' }),
     fulfilment: z.enum(['delivery', 'pickup']).default('delivery'),
     location: Location.optional().openapi({
       description: 'Delivery point, for the exact delivery fee (free-delivery codes).',
@@ -327,7 +346,8 @@ export const PromoValidateBody = z
       });
     }
   })
-  .openapi('PromoCodeValidationRequest');
+  // Exactly one of subtotal and items (the superRefine above): neither or both is a 400.
+  .openapi('PromoCodeValidationRequest', { oneOf: [{ required: ['subtotal'] }, { required: ['items'] }] });
 
 export const PromoValidationSchema = z
   .object({

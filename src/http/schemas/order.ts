@@ -1,4 +1,5 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import phoneMetadata from 'libphonenumber-js/min/metadata';
 import { z } from '../openapi/zod.js';
 import { Environment, IsoTimestamp } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
@@ -60,6 +61,43 @@ export const Location = z
   .strict()
   .openapi('Location');
 
+/**
+ * The countries the service serves: those of the currencies it prices in (src/domain/money.ts,
+ * USD and EUR aside). The document's phone pattern lists their numbers.
+ */
+export const PHONE_COUNTRIES: readonly CountryCode[] = ['KW', 'BH', 'OM', 'JO', 'AE', 'SA', 'QA', 'EG'];
+
+/**
+ * `^\+(?:965(?:…)|962(?:0)?(?:…)|…)$`: the numbers of PHONE_COUNTRIES that the service's check
+ * accepts in compact form, from the same libphonenumber metadata the check uses. For a country whose
+ * calling code is its own and whose metadata has no per-type patterns (each of these), a number is
+ * valid exactly when its national number matches the country's national number pattern; a national
+ * prefix (`0` in AE, SA, JO, EG) written after the calling code is dropped first, so it may be there.
+ * `\d` is written `[0-9]`: the check reads ASCII digits (and Python's `\d` is any Unicode digit).
+ */
+export const PHONE_PATTERN = (() => {
+  const alternatives = PHONE_COUNTRIES.map((country) => {
+    const plan = phoneMetadata.countries[country] as unknown[] | undefined;
+    const [callingCode, , nationalPattern, , , nationalPrefix] = plan ?? [];
+    const shared = phoneMetadata.country_calling_codes[String(callingCode)] ?? [];
+    const prefixOk =
+      nationalPrefix === undefined || (typeof nationalPrefix === 'string' && /^[0-9]+$/.test(nationalPrefix));
+    // Index 11: per-type patterns (fixed line, mobile, …); with them validity is no longer one pattern.
+    if (
+      typeof callingCode !== 'string' ||
+      typeof nationalPattern !== 'string' ||
+      !prefixOk ||
+      shared.length !== 1 ||
+      plan?.[11] !== undefined
+    ) {
+      throw new Error(`phone pattern: ${country} is not a single-country numbering plan without types`);
+    }
+    const prefix = typeof nationalPrefix === 'string' ? `(?:${nationalPrefix})?` : '';
+    return `${callingCode}${prefix}(?:${nationalPattern.replace(/\\d/g, '[0-9]')})`;
+  });
+  return `^\\+(?:${alternatives.join('|')})$`;
+})();
+
 export const Phone = z
   .string()
   .max(32)
@@ -74,7 +112,18 @@ export const Phone = z
     });
     return z.NEVER;
   })
-  .openapi({ example: '+96550001234', description: 'International format (E.164 after normalisation).' });
+  .openapi({
+    example: '+96550001234',
+    pattern: PHONE_PATTERN,
+    description:
+      `A valid phone number in international format, answered normalised to E.164. The pattern gives the numbers ` +
+      `of the countries the service serves (${PHONE_COUNTRIES.join(', ')}) exactly as the service checks them: ` +
+      '`+`, the country calling code, the national prefix `0` where the country has one (dropped), and a national ' +
+      "number of that country's numbering plan (libphonenumber metadata). The service also accepts, and normalises, " +
+      'the same numbers written with spaces, dashes, dots, slashes or parentheses, in full-width or Arabic-Indic ' +
+      'digits, or with an extension (dropped), and a valid number of any other country; anything else answers 400 ' +
+      'validation_error "customer.phone must be a valid phone number in international format, e.g. +96550000000."',
+  });
 
 /** The tip maxima of docs/orders.md, as written in messages and the OpenAPI document: "50 KWD, 50 BHD, …". */
 const MAX_TIPS = Object.entries(MAX_TIP)
@@ -143,7 +192,12 @@ export const PlaceOrderBody = z
       ctx.addIssue({ code: 'custom', path: ['delivery_address'], message: 'is required for delivery orders' });
     }
   })
-  .openapi('PlaceOrderRequest');
+  // The superRefine above, in the document: a pickup order, or one with a delivery_address.
+  .openapi('PlaceOrderRequest', {
+    anyOf: [{ properties: { fulfilment: { const: 'pickup' } } }, { required: ['delivery_address'] }],
+    description:
+      'A delivery order (`fulfilment: delivery`) needs `delivery_address` (otherwise 400 validation_error "delivery_address is required for delivery orders.").',
+  });
 
 export const IdempotencyHeaders = z.object({
   'idempotency-key': z
@@ -217,7 +271,15 @@ const _orderSchemaIsPublicOrder: [z.infer<typeof OrderSchema>, PublicOrder] exte
   ? true
   : never = true;
 
-export const OrderIdParams = z.object({ order_id: z.string().min(1).max(80) });
+/** `sbx_` (sandbox) or `ord_` (live) + 22 base62 characters: every order id (order-service.ts newOrderId). */
+export const ORDER_ID_PATTERN = '^(?:sbx|ord)_[0-9A-Za-z]{22}$';
+
+export const OrderIdParams = z.object({
+  order_id: z.string().min(1).max(80).openapi({
+    pattern: ORDER_ID_PATTERN,
+    description: 'An order id (`sbx_` or `ord_` + 22 letters and digits); another id: 404 (over 80 characters: 400).',
+  }),
+});
 
 export const PaymentLinkSchema = z
   .object({

@@ -5,6 +5,35 @@ import { EVENT_TYPES } from '../../domain/webhook/event-types.js';
 import { webhookEnvelopeSchemas } from '../../domain/webhook/envelope.js';
 
 const EventTypeName = z.enum(EVENT_TYPES);
+/**
+ * An event type in a subscription list: checked by the service (unknown names: 400 naming them,
+ * endpoints.ts), so the schema takes any name and the document gives the enum.
+ */
+const EventTypeItem = z
+  .string()
+  .min(1)
+  .max(64)
+  .openapi({ enum: [...EVENT_TYPES] });
+
+/** `evt_` + 32 hex digits: every event id (src/domain/webhook/envelope.ts). */
+export const EVENT_ID_PATTERN = '^evt_[0-9a-f]{32}$';
+/** `whd_` + 32 hex digits: every delivery id (src/domain/webhook/delivery-events.ts). */
+export const DELIVERY_ID_PATTERN = '^whd_[0-9a-f]{32}$';
+
+/**
+ * An instant in a query or body: RFC 3339 with `T`, seconds, an optional fraction and `Z` or an
+ * offset (what zod's iso datetime accepts; lower-case `t`/`z`, leap seconds and `+24:00` are not),
+ * answered as UTC. The pattern is the check's own regex, `\d` written `[0-9]`.
+ */
+export const INSTANT_PATTERN = z.regexes.datetime({ offset: true }).source.replace(/\\d/g, '[0-9]');
+export const Instant = z.iso
+  .datetime({ offset: true })
+  .transform((v) => new Date(v).toISOString())
+  .openapi({ format: 'date-time', pattern: INSTANT_PATTERN });
+
+/** The cross-field rule of created_after and created_before (JSON Schema cannot say it), for descriptions. */
+export const TIME_RANGE_NOTE =
+  ' `created_after` and `created_before` are exclusive bounds: with `created_after` at or after `created_before` the page is empty.';
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'retrying', 'failed'] as const;
 
 export const RegisterEndpointBody = z
@@ -15,7 +44,7 @@ export const RegisterEndpointBody = z
       example: 'https://hooks.example.com/orders',
     }),
     events: z
-      .array(z.string().min(1).max(64))
+      .array(EventTypeItem)
       .min(1)
       .max(EVENT_TYPES.length * 2)
       .optional()
@@ -25,7 +54,7 @@ export const RegisterEndpointBody = z
           'Omitted means all (including types added later). Unknown names: 400.',
       }),
     enabled_events: z
-      .array(z.string().min(1).max(64))
+      .array(EventTypeItem)
       .min(1)
       .max(EVENT_TYPES.length * 2)
       .optional()
@@ -104,11 +133,20 @@ export const ListDeliveriesQuery = z
       .min(1)
       .max(80)
       .optional()
-      .openapi({ description: 'A delivery id from the previous page: the next page starts after it.' }),
+      .openapi({
+        pattern: DELIVERY_ID_PATTERN,
+        description:
+          'A delivery id from the previous page (`whd_` + 32 hex digits): the next page starts after it. ' +
+          'An id that is not one of your deliveries of the last 30 days in this environment: 400 validation_error "starting_after: no delivery with id …".',
+      }),
     type: EventTypeName.optional(),
     status: z.enum(DELIVERY_STATUSES).optional(),
-    order_id: z.string().min(1).max(80).optional(),
-    event_id: z.string().min(1).max(80).optional(),
+    order_id: z.string().min(1).max(80).optional().openapi({
+      description: 'Only deliveries of this order (an order id, `sbx_…` or `ord_…`); any other value matches none.',
+    }),
+    event_id: z.string().min(1).max(80).optional().openapi({
+      description: 'Only the delivery of this event (an event id, `evt_…`); any other value matches none.',
+    }),
   })
   .strict();
 
@@ -121,7 +159,12 @@ export const DeliveryPagination = z.object({
     .openapi({ description: 'Pass as starting_after for the next page; null on the last page.' }),
 });
 
-export const DeliveryIdParams = z.object({ delivery_id: z.string().min(1).max(80) });
+export const DeliveryIdParams = z.object({
+  delivery_id: z.string().min(1).max(80).openapi({
+    pattern: DELIVERY_ID_PATTERN,
+    description: 'A delivery id (`whd_` + 32 hex digits); another id: 404 (over 80 characters: 400).',
+  }),
+});
 
 export const DeletedEndpointSchema = WebhookEndpointSchema.omit({ secret: true })
   .extend({
@@ -134,11 +177,6 @@ export const DeletedEndpointSchema = WebhookEndpointSchema.omit({ secret: true }
   .openapi('DeletedWebhookEndpoint');
 
 // ---- events API ------------------------------------------------------------------------------
-
-const Instant = z.iso
-  .datetime({ offset: true })
-  .transform((v) => new Date(v).toISOString())
-  .openapi({ format: 'date-time' });
 
 const EventDelivery = z
   .object({
@@ -176,9 +214,16 @@ export const ListEventsQuery = z
       .min(1)
       .max(80)
       .optional()
-      .openapi({ description: 'An event id from the previous page: the next page starts after it.' }),
+      .openapi({
+        pattern: EVENT_ID_PATTERN,
+        description:
+          'An event id from the previous page (`evt_` + 32 hex digits): the next page starts after it. ' +
+          'An id that is not one of your events of the last 30 days in this environment: 400 validation_error "starting_after: no event with id …".',
+      }),
     type: EventTypeName.optional(),
-    order_id: z.string().min(1).max(80).optional(),
+    order_id: z.string().min(1).max(80).optional().openapi({
+      description: 'Only events of this order (an order id, `sbx_…` or `ord_…`); any other value matches none.',
+    }),
     created_after: Instant.optional().openapi({ description: 'Only events created strictly after this time.' }),
     created_before: Instant.optional().openapi({ description: 'Only events created strictly before this time.' }),
     delivery_success: z
@@ -195,12 +240,20 @@ export const ListEventsQuery = z
   })
   .strict();
 
-export const EventIdParams = z.object({ event_id: z.string().min(1).max(80) });
+export const EventIdParams = z.object({
+  event_id: z.string().min(1).max(80).openapi({
+    pattern: EVENT_ID_PATTERN,
+    description: 'An event id (`evt_` + 32 hex digits); another id: 404 (over 80 characters: 400).',
+  }),
+});
 
 export const RecoverBody = z
   .object({
     since: Instant.openapi({
-      description: 'Redeliver events created at or after this time (within the last 30 days, not in the future).',
+      description:
+        'Redeliver events created at or after this time: within the last 30 days and not in the future, otherwise ' +
+        '400 validation_error "since: must be within the last 30 days (not before …) and not in the future." (a rule ' +
+        'on the time of the request, which the schema cannot state).',
       example: '2026-11-20T00:00:00.000Z',
     }),
   })
