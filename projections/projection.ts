@@ -17,14 +17,19 @@ export interface Projection<D> {
   collection: string;
   /** Streams it reads, by prefix (e.g. `order-`). */
   streamPrefixes: string[];
+  /**
+   * Set when a document takes events of streams with different keys (see `streamKey`): a catch-up
+   * split by stream part would split such a document, so this read model is never split.
+   */
+  documentsSpanStreams?: boolean;
   /** Fields its queries filter and sort on (MongoDB indexes). */
   indexes?: Array<Record<string, 1 | -1>>;
   /** How long its documents are kept (the store purges older ones; the audit compares only the rest). */
   retention?: Retention;
-  /** The document this event belongs to, or null to ignore the event. */
-  documentId(e: ProjectedEvent): string | null;
-  /** Pure: the document after the event (null: nothing to record). */
-  evolve(doc: D | null, e: ProjectedEvent): D | null;
+  /** The document this event belongs to (or the documents, when it makes several), or null to ignore the event. */
+  documentId(e: ProjectedEvent): string | readonly string[] | null;
+  /** Pure: the document `id` after the event (null: nothing to record). */
+  evolve(doc: D | null, e: ProjectedEvent, id: string): D | null;
   /**
    * Optional, pure: the same as `evolve` over several events of one document, in log order, with
    * the events it recorded (those for which `evolve` would not have returned null); null when none.
@@ -37,6 +42,12 @@ export function reads(projection: Projection<unknown>, streamId: string): boolea
   return projection.streamPrefixes.some((p) => streamId.startsWith(p));
 }
 
+/** The documents an event belongs to (none when the projection ignores it). */
+export function documentIds<D>(projection: Projection<D>, e: ProjectedEvent): readonly string[] {
+  const id = projection.documentId(e);
+  return id === null ? [] : typeof id === 'string' ? [id] : id;
+}
+
 /** The events of a page each document of the projection receives, in log order (a catch-up applies them together). */
 export function eventsByDocument<E extends ProjectedEvent>(
   projection: Projection<unknown>,
@@ -44,49 +55,50 @@ export function eventsByDocument<E extends ProjectedEvent>(
 ): Map<string, E[]> {
   const byDocument = new Map<string, E[]>();
   for (const e of events) {
-    const id = reads(projection, e.streamId) ? projection.documentId(e) : null;
-    if (id === null) continue;
-    const list = byDocument.get(id);
-    if (list) list.push(e);
-    else byDocument.set(id, [e]);
+    if (!reads(projection, e.streamId)) continue;
+    for (const id of documentIds(projection, e)) {
+      const list = byDocument.get(id);
+      if (list) list.push(e);
+      else byDocument.set(id, [e]);
+    }
   }
   return byDocument;
 }
 
 /**
- * Applies one event to a stored document, or returns null when there is nothing to write: the event
- * is older than (or the same as) what the document already absorbed from its stream, so a replayed
- * or late event changes nothing.
+ * Applies one event to a stored document (`id`, by default the event's first), or returns null when
+ * there is nothing to write: the event is older than (or the same as) what the document already
+ * absorbed from its stream, so a replayed or late event changes nothing.
  */
 export function applyEvent<D>(
   projection: Projection<D>,
   stored: StoredDocument<D> | null,
   e: ProjectedEvent,
+  id: string | undefined = documentIds(projection, e)[0],
 ): StoredDocument<D> | null {
-  const id = projection.documentId(e);
-  if (id === null) return null;
+  if (id === undefined) return null;
   const seen = stored?.versions[e.streamId];
   if (seen !== undefined && e.revision <= seen) return null;
-  const doc = projection.evolve(stored?.doc ?? null, e);
+  const doc = projection.evolve(stored?.doc ?? null, e, id);
   if (doc === null) return null;
   return { id, seq: (stored?.seq ?? 0) + 1, versions: { ...stored?.versions, [e.streamId]: e.revision }, doc };
 }
 
-/** Several events of one document, in log order: the same result as applying them one by one. */
+/** Several events of one document (`id`, by default the first event's), in log order: the same result as applying them one by one. */
 export function applyEvents<D>(
   projection: Projection<D>,
   stored: StoredDocument<D> | null,
   events: readonly ProjectedEvent[],
+  id: string | undefined = events.map((e) => documentIds(projection, e)[0]).find(Boolean),
 ): StoredDocument<D> | null {
-  const mine = events.filter((e) => projection.documentId(e) !== null);
-  const id = mine.length ? projection.documentId(mine[0]!) : null;
-  if (id === null) return null;
+  if (id === undefined) return null;
+  const mine = events.filter((e) => documentIds(projection, e).includes(id));
   const seen = stored?.versions ?? {};
   const fresh = mine.filter((e) => !(seen[e.streamId] !== undefined && e.revision <= seen[e.streamId]!));
   if (fresh.length === 0) return null;
   if (!projection.evolveAll) {
     let doc = stored;
-    for (const e of fresh) doc = applyEvent(projection, doc, e) ?? doc;
+    for (const e of fresh) doc = applyEvent(projection, doc, e, id) ?? doc;
     return doc === stored ? null : doc;
   }
   const result = projection.evolveAll(stored?.doc ?? null, fresh);

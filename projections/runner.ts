@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent, Subscription } from '../src/ports/event-store.js';
 import type { ReadModelStore } from '../src/ports/read-model-store.js';
 import type { Logger } from '../src/shared/logger.js';
-import { applyEvent, applyEvents, eventsByDocument, reads } from './projection.js';
+import { applyEvent, applyEvents, documentIds, eventsByDocument, reads, type ProjectedEvent } from './projection.js';
 import type { AnyProjection } from './index.js';
 
 /** Checkpoint writes are batched: every CHECKPOINT_EVERY events, or once the log goes quiet. */
@@ -85,7 +85,7 @@ export class ProjectionRunner {
    * the caller read, when that is past the last event (a page of part of the log, whose other part
    * another thread projected and had written).
    */
-  async feedPage(events: readonly RecordedEvent[], through = events.at(-1)?.position): Promise<void> {
+  async feedPage(events: readonly ProjectedEvent[], through = events.at(-1)?.position): Promise<void> {
     if (this.ownSubscription || through === undefined || through <= this.current) return;
     const fresh = events.filter((e) => e.position > this.current);
     for (const [id, list] of eventsByDocument(this.projection, fresh)) await this.applyAll(id, list);
@@ -199,19 +199,18 @@ export class ProjectionRunner {
   }
 
   private async apply(e: RecordedEvent): Promise<void> {
-    const id = this.projection.documentId(e);
-    if (id !== null) await this.applyAll(id, [e]);
+    for (const id of documentIds(this.projection, e)) await this.applyAll(id, [e]);
   }
 
   /** Compare-and-set: re-read and re-apply when another runner wrote the document meanwhile. */
-  private async applyAll(id: string, events: RecordedEvent[]): Promise<void> {
+  private async applyAll(id: string, events: ProjectedEvent[]): Promise<void> {
     const { store } = this.deps;
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const stored = await store.get<unknown>(this.projection.collection, id);
       const next =
         events.length === 1
-          ? applyEvent(this.projection, stored, events[0]!)
-          : applyEvents(this.projection, stored, events);
+          ? applyEvent(this.projection, stored, events[0]!, id)
+          : applyEvents(this.projection, stored, events, id);
       if (!next) return;
       if (await store.put(this.projection.collection, next, stored?.seq ?? null)) return;
     }

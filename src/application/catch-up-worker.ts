@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EventFilter } from '../ports/event-filter.js';
 import type { DocumentRow, ReadModelStore } from '../ports/read-model-store.js';
+import type { ProjectedEvent } from '../../projections/projection.js';
 
 /**
  * A catch-up shared with a second thread (embedded only). A rebuild is CPU-bound (read, parse,
@@ -12,7 +13,9 @@ import type { DocumentRow, ReadModelStore } from '../ports/read-model-store.js';
  * the other 3, and writes the worker's documents (sent as JSON) into the store before its own
  * runners move past each page. The service's read models key their documents by stream key
  * (test/unit/catch-up-shares.test.ts holds each of them to it), so all the events of a document
- * fall in one part: same documents, same positions as one thread would give.
+ * fall in one part: same documents, same positions as one thread would give. A read model marked
+ * `documentsSpanStreams` is not split: the worker forwards the events of its part that such a
+ * read model takes, and this thread projects them in log order with its own.
  */
 
 /** What the worker is asked: project its part (`filter`) of `file`, from the start up to `head`, in pages. */
@@ -21,13 +24,19 @@ export interface CatchUpRequest {
   head: bigint;
   pageSize: number;
   projections: string[];
+  /**
+   * Read models this split must not divide (`documentsSpanStreams`): the main thread projects them
+   * over the whole log, and the worker sends it the events of its part they take.
+   */
+  forward: string[];
   filter: EventFilter;
 }
 
-/** One page done by the worker: its documents that changed in it, by collection. */
+/** One page done by the worker: its documents that changed in it, by collection, and the events it forwards. */
 export interface CatchUpBatch {
   through: bigint;
   documents: Array<{ collection: string; rows: DocumentRow[] }>;
+  events: ProjectedEvent[];
 }
 
 /** The worker stays at most this many pages ahead, so its batches never pile up in memory. */
@@ -59,6 +68,8 @@ export class CatchUpWorker {
   private waiting: { resolve: () => void; reject: (err: Error) => void } | undefined;
   private failure: Error | undefined;
   private through = 0n;
+  /** Forwarded events past what the main thread has asked for so far. */
+  private ahead: ProjectedEvent[] = [];
 
   /** Null when the worker script is not built. */
   static start(request: Omit<CatchUpRequest, 'filter'> & { prefixes: readonly string[] }): CatchUpWorker | null {
@@ -87,8 +98,11 @@ export class CatchUpWorker {
     );
   }
 
-  /** Writes the worker's documents into `store` until they cover everything up to `position`. */
-  async importThrough(position: bigint, store: ReadModelStore): Promise<void> {
+  /**
+   * Writes the worker's documents into `store` until they cover everything up to `position`, and
+   * returns the events it forwarded up to there, in log order (later ones wait for a later call).
+   */
+  async importThrough(position: bigint, store: ReadModelStore): Promise<ProjectedEvent[]> {
     while (this.through < position) {
       if (this.batches.length === 0) {
         if (this.failure) throw this.failure;
@@ -96,9 +110,13 @@ export class CatchUpWorker {
       }
       const batch = this.batches.shift()!;
       for (const { collection, rows } of batch.documents) store.importRows!(collection, rows);
+      this.ahead.push(...batch.events);
       this.through = batch.through;
       this.worker.postMessage('next');
     }
+    const upTo = this.ahead.filter((e) => e.position <= position);
+    this.ahead = this.ahead.filter((e) => e.position > position);
+    return upTo;
   }
 
   async close(): Promise<void> {

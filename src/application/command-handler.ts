@@ -32,8 +32,8 @@ export interface Evolver<State, Event> {
 }
 
 export interface CommandOptions<State, Event> {
-  /** The metadata of the events appended, from the state they were decided on. */
-  metadata(state: State, events: readonly Event[]): EventMetadata;
+  /** The metadata of the events appended, from the state they were decided on: one for all, or one per event. */
+  metadata(state: State, events: readonly Event[]): EventMetadata | EventMetadata[];
   /** The stream as the caller has just read it: the first decision is made on it without reading. */
   from?: ReadStream<State>;
   /** Reads the stream; by default every event, folded with `evolve` from `initialState()`. */
@@ -103,7 +103,11 @@ export async function handleCommand<State, Event extends StreamEvent>(
     try {
       result = await store.append(
         streamId,
-        events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown>, metadata })),
+        events.map((e, i) => ({
+          type: e.type,
+          data: e.data as Record<string, unknown>,
+          metadata: Array.isArray(metadata) ? metadata[i]! : metadata,
+        })),
         appendOptions,
       );
     } catch (err) {

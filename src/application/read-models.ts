@@ -3,6 +3,7 @@ import type { ReadModelStore } from '../ports/read-model-store.js';
 import type { Logger } from '../shared/logger.js';
 import { PROJECTIONS, type AnyProjection } from '../../projections/index.js';
 import { MAX_RESTART_MS, ProjectionRunner, RESTART_MS } from '../../projections/runner.js';
+import type { ProjectedEvent } from '../../projections/projection.js';
 import { ApiError } from '../domain/errors.js';
 import { CatchUpWorker } from './catch-up-worker.js';
 
@@ -121,6 +122,9 @@ export class ReadModels {
     const failed = new Set<ProjectionRunner>();
     let after = runners.reduce((min, r) => (r.position < min ? r.position : min), head);
     let worker = await this.startWorker(runners, after, head);
+    // The worker splits the log by stream part; a read model whose documents take events of streams
+    // in different parts is not split: it gets this thread's pages and what the worker forwards.
+    const whole = new Set(worker ? runners.filter((r) => r.projection.documentsSpanStreams) : []);
     try {
       while (!this.stopping && after < head) {
         // With a worker, this thread reads only its part of the log.
@@ -130,17 +134,22 @@ export class ReadModels {
         // A page shorter than asked read everything there was up to the head.
         const through = upToHead.length < CATCH_UP_PAGE ? head : upToHead.at(-1)!.position;
         // The worker's documents up to the end of this page are written first.
+        let forwarded: ProjectedEvent[] = [];
         try {
-          await worker?.importThrough(through, this.deps.store);
+          forwarded = (await worker?.importThrough(through, this.deps.store)) ?? [];
         } catch (err) {
           this.deps.logger?.warn({ err }, 'catch-up worker failed; the catch-up goes on without it');
           void worker?.close();
           worker = null;
           continue; // read this page again, whole: the runners skip what the worker already had written
         }
+        const merged =
+          forwarded.length > 0
+            ? [...upToHead, ...forwarded].sort((a, b) => (a.position < b.position ? -1 : 1))
+            : upToHead;
         for (const r of runners) {
           if (failed.has(r)) continue;
-          await r.feedPage(upToHead, through).catch((err: unknown) => {
+          await r.feedPage(whole.has(r) ? merged : upToHead, through).catch((err: unknown) => {
             failed.add(r);
             this.deps.logger?.error(
               { err, projection: r.projection.name },
@@ -172,9 +181,17 @@ export class ReadModels {
       return null;
     if (runners.some((r) => !PROJECTIONS.includes(r.projection))) return null;
     for (const r of runners) if ((await store.count(r.projection.collection)) > 0) return null;
-    const projections = runners.map((r) => r.projection.name);
+    const names = (whole: boolean) =>
+      runners.filter((r) => Boolean(r.projection.documentsSpanStreams) === whole).map((r) => r.projection.name);
     const prefixes = [...new Set(runners.flatMap((r) => r.projection.streamPrefixes))];
-    return CatchUpWorker.start({ file, head, pageSize: CATCH_UP_PAGE, projections, prefixes });
+    return CatchUpWorker.start({
+      file,
+      head,
+      pageSize: CATCH_UP_PAGE,
+      projections: names(false),
+      forward: names(true),
+      prefixes,
+    });
   }
 
   runner(name: string): ProjectionRunner {

@@ -6,7 +6,7 @@ import { SqliteReadModelStore } from '../adapters/sqlite/read-model-store.js';
 import { indexedFields } from '../adapters/sqlite/read-model-sql.js';
 import { MAX_BATCHES_AHEAD, type CatchUpBatch, type CatchUpRequest } from '../application/catch-up-worker.js';
 import { PROJECTIONS } from '../../projections/index.js';
-import { applyEvents, eventsByDocument } from '../../projections/projection.js';
+import { applyEvents, documentIds, eventsByDocument, reads } from '../../projections/projection.js';
 import type { DocumentRow, StoredDocument } from '../ports/read-model-store.js';
 
 /**
@@ -27,6 +27,8 @@ const projections = PROJECTIONS.filter((p) => request.projections.includes(p.nam
   fields: indexedFields(p.indexes ?? []),
 }));
 
+const forward = PROJECTIONS.filter((p) => request.forward.includes(p.name));
+
 let credit = MAX_BATCHES_AHEAD;
 let resume: (() => void) | undefined;
 port.on('message', () => {
@@ -38,13 +40,28 @@ let after = 0n;
 for (let reachedHead = false; !reachedHead;) {
   const page = reader.page(after, request.pageSize, request.filter);
   reachedHead = page.reachedHead;
-  const batch: CatchUpBatch = { through: page.scannedTo, documents: [] };
+  const batch: CatchUpBatch = {
+    through: page.scannedTo,
+    documents: [],
+    // Plain objects (a recorded event reads its data lazily, which a message would not carry).
+    events: page.events
+      .filter((e) => forward.some((p) => reads(p, e.streamId) && documentIds(p, e).length > 0))
+      .map((e) => ({
+        id: e.id,
+        streamId: e.streamId,
+        type: e.type,
+        revision: e.revision,
+        position: e.position,
+        data: e.data,
+        metadata: e.metadata,
+      })),
+  };
   for (const { p, fields } of projections) {
     const rows: DocumentRow[] = [];
     for (const [id, events] of eventsByDocument(p, page.events)) {
       const k = `${p.collection}\u0000${id}`;
       const stored = recent.get(k) ?? (await own.get(p.collection, id));
-      const next = applyEvents(p, stored, events);
+      const next = applyEvents(p, stored, events, id);
       if (!next) continue;
       recent.set(k, next);
       // The indexed fields too, so the main thread need not parse the JSON to fill their columns.

@@ -66,6 +66,8 @@ export type EventMetadata = {
   schema_version: number;
   /** ISO 8601 UTC time of the decision (the events' `at`). */
   occurred_at?: string;
+  /** Order events: the webhook event types the event causes, in the order they are sent (the events API lists them). */
+  webhook_types?: string[];
 };
 
 /**

@@ -8,16 +8,15 @@ import {
   type RecordedEvent,
 } from '../ports/event-store.js';
 import type { Environment } from '../domain/environment.js';
-import { isOrderEventType, ORDER_STREAM_PREFIX, type OrderEvent } from '../domain/order/events.js';
-import { foldView } from '../domain/order/state.js';
+import { isOrderEventType, ORDER_STREAM_PREFIX, orderIdOf } from '../domain/order/events.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { deliveryIdFor, type DeliveryScheduledData } from '../domain/webhook/delivery-events.js';
 import type { DeliveryCause, DeliveryLog } from './delivery-log.js';
-import type { EventLog } from './event-log.js';
 import type { DeliveryState } from '../domain/webhook/delivery-state.js';
 import type { WebhookEndpoints } from './endpoints.js';
-import { orderEnvelopes, type WebhookEnvelope } from '../domain/webhook/envelope.js';
+import type { WebhookEnvelope } from '../domain/webhook/envelope.js';
+import { envelopesAt } from './order-envelopes.js';
 
 export const WEBHOOK_DISPATCHER_GROUP = 'webhook-dispatcher';
 /** A failing event is retried with growing pauses (1 s .. 30 s), then parked for an operator. */
@@ -36,10 +35,9 @@ export interface Scheduling {
 }
 
 /**
- * Turns order events into deliveries and events. A durable consumer group (sequential, in global
- * order) hands it every event of every order stream; it records one WebhookDeliveryScheduled per
- * webhook the partner's endpoint subscribes to, and the other webhook events of that order event
- * (no endpoint, or a type it leaves out) in one `webhook-events-` stream for the events API, then acks. Sending is the scheduler's job, so a slow
+ * Turns order events into deliveries. A durable consumer group (sequential, in global order)
+ * hands it every event of every order stream; it records one WebhookDeliveryScheduled per webhook
+ * the partner's endpoint subscribes to, then acks. Sending is the scheduler's job, so a slow
  * endpoint never holds the group. A re-delivered event finds its deliveries already recorded
  * (their ids derive from the event) and records nothing twice.
  */
@@ -52,7 +50,6 @@ export class WebhookDispatcher {
       events: EventStore;
       endpoints: WebhookEndpoints;
       log: DeliveryLog;
-      eventLog: EventLog;
       scheduler: Scheduling;
       clock: Clock;
       logger?: Logger;
@@ -77,9 +74,8 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Whether every order event in the log has been handled (its deliveries and event records
-   * written): true when the group is not running here. For tests and operators that need the log
-   * to stand still after a write.
+   * Whether every order event in the log has been handled (its deliveries written): true when the
+   * group is not running here. For tests and operators that need the log to stand still after a write.
    */
   async idle(): Promise<boolean> {
     if (!this.group) return true;
@@ -116,19 +112,15 @@ export class WebhookDispatcher {
     if (!isOrderEventType(e.type)) return 'ack';
     const partnerId = e.metadata.partner_id;
     const environment = e.metadata.environment as Environment;
-    if (typeof partnerId !== 'string' || (environment !== 'live' && environment !== 'sandbox')) return 'park';
+    const orderId = orderIdOf(e.streamId);
+    if (typeof partnerId !== 'string' || (environment !== 'live' && environment !== 'sandbox') || orderId === null)
+      return 'park';
     const endpoint = await this.deps.endpoints.get({ partnerId, environment });
-    // The order as it was right after this event, and right before it: fold the stream up to here.
-    const history = await this.deps.events.readStream(e.streamId, { maxCount: e.revision + 1 });
-    const facts = history.map((r) => ({ type: r.type, data: r.data }) as OrderEvent);
-    const last = facts.pop();
-    if (!last || history[history.length - 1]!.id !== e.id) return 'park';
-    // Stored events, accepted once already: replayed through the machine's table, as the read models do.
-    const before = facts.length > 0 ? foldView(null, facts) : null;
-    const after = foldView(before, [last]);
-    const all = orderEnvelopes({ id: e.id, type: e.type }, before, after);
-    const sent = (env: WebhookEnvelope) =>
-      endpoint !== null && (endpoint.events === null || endpoint.events.includes(env.type));
+    if (!endpoint) return 'ack';
+    const built = (await envelopesAt(this.deps.events, orderId, [e.revision])).get(e.revision);
+    if (!built || built.source.id !== e.id) return 'park';
+    const { after, envelopes } = built;
+    const sent = (env: WebhookEnvelope) => endpoint.events === null || endpoint.events.includes(env.type);
     const cause = {
       causationId: e.id,
       correlationId: typeof e.metadata.correlation_id === 'string' ? e.metadata.correlation_id : null,
@@ -139,24 +131,9 @@ export class WebhookDispatcher {
     // follows is written after the schedule in the same log, so it is never durable without it: a
     // power loss re-delivers the source event and the delivery is scheduled (and sent) again, which
     // at-least-once allows.
-    // The events API lists every event, sent or not: those no delivery carries are recorded on their own.
-    const unsent = all.flatMap((event, index) =>
-      sent(event)
-        ? []
-        : [
-            {
-              partner_id: partnerId,
-              environment,
-              order_id: after.order_id,
-              order_revision: e.revision,
-              type_index: index,
-              event,
-            },
-          ],
-    );
-    await this.deps.eventLog.record(e.id, unsent, cause, after.updated_at);
-    for (const [index, envelope] of all.entries()) {
-      if (!endpoint || !sent(envelope)) continue;
+    // The index among all the event's webhooks, sent or not: the events API orders by it.
+    for (const [index, envelope] of envelopes.entries()) {
+      if (!sent(envelope)) continue;
       const input = {
         partnerId,
         environment,

@@ -8,7 +8,6 @@ import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import { attemptDelivery } from './attempt.js';
 import { WebhookDeliveries } from './deliveries.js';
 import { DeliveryLog } from './delivery-log.js';
-import { EventLog } from './event-log.js';
 import { WebhookEvents } from './events.js';
 import type { DeliveryState } from '../domain/webhook/delivery-state.js';
 import { WEBHOOK_DISPATCHER_GROUP, WebhookDispatcher } from './dispatcher.js';
@@ -113,8 +112,7 @@ export function createWebhooks(deps: {
   );
   // Only the sender keeps an agenda; elsewhere a delivery scheduled here (webhook.test) waits for its rescan.
   const scheduling = { track: (state: DeliveryState) => void (lease.held() && scheduler.track(state)) };
-  const eventLog = new EventLog(events);
-  const dispatcher = new WebhookDispatcher({ events, endpoints, log, eventLog, scheduler: scheduling, clock, logger });
+  const dispatcher = new WebhookDispatcher({ events, endpoints, log, scheduler: scheduling, clock, logger });
   const deliveries = new WebhookDeliveries({ readModels, log, scheduler, dispatcher, endpoints, clock, logger });
   let rescan: NodeJS.Timeout | undefined;
 
@@ -161,7 +159,7 @@ export function createWebhooks(deps: {
   return {
     endpoints,
     deliveries,
-    events: new WebhookEvents({ readModels, clock }),
+    events: new WebhookEvents({ readModels, events, clock }),
     scheduler,
     dispatcher,
     lease,

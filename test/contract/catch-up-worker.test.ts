@@ -48,8 +48,10 @@ const lifeOf = (n: number): OrderEvent[] => [
 
 /** Orders advanced one step at a time in turns, so each order's events are spread over every page of the log. */
 async function fillLog(): Promise<void> {
-  const metadata = { actor: 'system', partner_id: 'ptn_1', environment: 'sandbox' };
   for (let step = 0; step < 7; step++) {
+    // The webhook events they name make documents of the events API's read model, which is never split.
+    const webhook_types = [step === 0 ? 'order.created' : 'order.status_changed'];
+    const metadata = { actor: 'system', partner_id: 'ptn_1', environment: 'sandbox', webhook_types };
     for (let n = 0; n < ORDERS; n++) {
       const e = lifeOf(n)[step]!;
       await events.append(

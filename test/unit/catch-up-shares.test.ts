@@ -10,7 +10,11 @@ import type { ProjectedEvent } from '../../projections/projection.js';
 const prefixes = [...new Set(PROJECTIONS.flatMap((p) => p.streamPrefixes))];
 
 describe('catch-up shares', () => {
-  it.each(PROJECTIONS.map((p) => [p.name, p] as const))(
+  it('only read models marked documentsSpanStreams are exempt: webhook-events (an order and its deliveries)', () => {
+    expect(PROJECTIONS.filter((p) => p.documentsSpanStreams).map((p) => p.name)).toEqual(['webhook-events']);
+  });
+
+  it.each(PROJECTIONS.filter((p) => !p.documentsSpanStreams).map((p) => [p.name, p] as const))(
     'read model %s: the document of any event it reads is the stream key, so a document never spans two parts',
     (_, projection) => {
       fc.assert(

@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import type { AppendOptions, EventStore } from '../../src/ports/event-store.js';
 import { DeliveryLog } from '../../src/webhooks/delivery-log.js';
-import { EventLog } from '../../src/webhooks/event-log.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookEndpoints } from '../../src/webhooks/endpoints.js';
 import { placedData } from './order-fixtures.js';
@@ -58,7 +57,6 @@ describe('webhook dispatcher: what it waits for', () => {
       events,
       endpoints: { get: async () => endpoint } as unknown as WebhookEndpoints,
       log: new DeliveryLog(events),
-      eventLog: new EventLog(events),
       scheduler: { track: (state) => tracked.push(state.id) },
       clock: { now: () => new Date('2026-10-12T10:00:00Z') },
     });

@@ -4,7 +4,7 @@ import {
   eventSortKey,
   evolveEventRecord,
   type EventRecord,
-  type EventRecordEvent,
+  type CausedEvent,
 } from '../../src/domain/webhook/event-records.js';
 import type { DeliveryEvent } from '../../src/domain/webhook/delivery-events.js';
 import type { WebhookEnvelope } from '../../src/domain/webhook/envelope.js';
@@ -25,7 +25,10 @@ const owner = {
   order_revision: 0,
   type_index: 0,
 };
-const recorded: EventRecordEvent = { type: 'WebhookEventRecorded', data: { ...owner, event: envelope } };
+const recorded: CausedEvent = {
+  type: 'WebhookEventCaused',
+  data: { ...owner, event: { id: envelope.id, type: envelope.type, created: envelope.created } },
+};
 const scheduled: DeliveryEvent = {
   type: 'WebhookDeliveryScheduled',
   data: {
@@ -50,13 +53,14 @@ const attempt = (trigger: 'schedule' | 'redelivery', next: string | null) => ({
   error: 'receiver answered HTTP 500',
   next_attempt_at: next,
 });
-const fold = (events: Array<EventRecordEvent | DeliveryEvent>) =>
+const fold = (events: Array<CausedEvent | DeliveryEvent>) =>
   events.reduce<EventRecord | null>((doc, e) => evolveEventRecord(doc, e) ?? doc, null);
 
 describe('the events read model fold', () => {
-  it('when an event was only recorded, then it has no delivery', () => {
+  it('when an order event caused it and no endpoint took it, then it has no delivery, and no body of its own (the order has it)', () => {
     expect(fold([recorded])).toMatchObject({
       event_id: 'evt_1',
+      event: null,
       delivery_id: null,
       delivery_status: null,
       delivery_success: null,
@@ -79,8 +83,9 @@ describe('the events read model fold', () => {
   });
 
   it('when recorded and scheduled both (a source event handled twice), then one record with the delivery', () => {
-    expect(fold([recorded, scheduled])).toMatchObject({ delivery_id: 'whd_1', delivery_status: 'pending' });
-    expect(fold([scheduled, recorded])).toMatchObject({ delivery_id: 'whd_1', delivery_status: 'pending' });
+    const withDelivery = { event: envelope, delivery_id: 'whd_1', delivery_status: 'pending' };
+    expect(fold([recorded, scheduled])).toMatchObject(withDelivery);
+    expect(fold([scheduled, recorded])).toMatchObject(withDelivery);
   });
 
   it('when events share an instant, then the sort key orders them by revision and type, and bounds on the instant hold', () => {

@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent } from '../../ports/event-store.js';
 import type { StoredDocument } from '../../ports/read-model-store.js';
 import { PROJECTIONS, type AnyProjection } from '../../../projections/index.js';
-import { applyEvent, reads } from '../../../projections/projection.js';
+import { applyEvent, documentIds, reads } from '../../../projections/projection.js';
 
 const PAGE = 1000;
 
@@ -36,9 +36,10 @@ export class Replay {
         for (const p of this.projections) {
           if (!reads(p, e.streamId)) continue;
           const docs = this.collections.get(p.collection)!;
-          const id = p.documentId(e);
-          const next = id === null ? null : project(p, docs.get(id) ?? null, e);
-          if (next) docs.set(next.id, next);
+          for (const id of documentIds(p, e)) {
+            const next = project(p, docs.get(id) ?? null, e, id);
+            if (next) docs.set(next.id, next);
+          }
         }
         this.reached = e.position;
       }
@@ -62,9 +63,10 @@ function project(
   p: AnyProjection,
   stored: StoredDocument<unknown> | null,
   e: RecordedEvent,
+  id: string,
 ): StoredDocument<unknown> | null {
   try {
-    return applyEvent(p, stored, e);
+    return applyEvent(p, stored, e, id);
   } catch (err) {
     throw new UnprojectableEventError(
       `${p.name} cannot fold ${e.type} at ${e.streamId}@${e.revision} (position ${e.position}): ${(err as Error).message}`,

@@ -1,9 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import type { EventStore, RecordedEvent } from '../../ports/event-store.js';
 import { orderStream, type OrderEvent } from '../../domain/order/events.js';
-import { evolve, fold, initialState, type OrderState } from '../../domain/order/state.js';
+import { evolve, fold, foldView, initialState, type OrderState } from '../../domain/order/state.js';
 import { handleCommand } from '../command-handler.js';
 import { eventMetadata } from '../event-metadata.js';
+import { orderWebhookTypes, type OrderWebhookType } from '../../domain/webhook/envelope.js';
 import type { CommandContext } from './context.js';
 
 export interface LoadedOrder {
@@ -76,13 +77,15 @@ export class OrderRepository {
       // wrong after all, the append's `no_stream` expectation fails and the next attempt reads.
       ...(options.newStream ? { from: NO_ORDER } : {}),
       read: () => this.load(orderId),
-      metadata: (state, events) =>
-        eventMetadata({
+      metadata: (state, events) => {
+        const common = eventMetadata({
           actor: ctx.actor,
           cause: ctx,
           owner: state.order ?? placedOwner(events),
           at: events[0]!.data.at,
-        }),
+        });
+        return webhookTypesOf(state, events).map((types) => ({ ...common, webhook_types: types }));
+      },
     });
     if (handled.position === undefined) return { state: handled.state, events: handled.events, position: 0n };
     // Kept as if loaded: the next command on this order (auto-accept, a minute later a payment)
@@ -102,6 +105,21 @@ export class OrderRepository {
     this.folded.set(orderId, loaded);
     return loaded;
   }
+}
+
+/**
+ * The webhook types each event causes, from the order right before and right after it: written on
+ * the event, so the events API's read model lists an order's events without folding the order.
+ */
+function webhookTypesOf(state: OrderState, events: readonly OrderEvent[]): OrderWebhookType[][] {
+  let before = state.order;
+  return events.map((e) => {
+    // Decided already: stepped through the machine's table, as the read models replay it.
+    const after = foldView(before, [e]);
+    const types = orderWebhookTypes(e.type, before, after);
+    before = after;
+    return types;
+  });
 }
 
 function placedOwner(events: readonly OrderEvent[]) {

@@ -13,7 +13,7 @@ import { CliError } from '../context.js';
  * registered on the service, no restart.
  */
 
-/** How far back each poll looks again: events are derived moments after their change, not always in `created` order. */
+/** How far back each poll looks again: `created` is the time of each decision, and concurrent ones are written in any order. */
 export const LOOKBACK_MS = 60_000;
 const PAGE = 100;
 const USER_AGENT = `partner-ordering-cli/${SERVICE_VERSION} (listen)`;

@@ -5,24 +5,25 @@ import type { WebhookEnvelope } from './envelope.js';
 import type { EventType } from './event-types.js';
 
 /**
- * The events API (GET /v1/events) lists every webhook event the service created, sent or not. An
- * event is stored once: in its delivery's stream (WebhookDeliveryScheduled carries the envelope)
- * when the partner's endpoint takes it, otherwise in `webhook-events-<source event id>` (no endpoint
- * registered, or a type its `enabled_events` leaves out), one WebhookEventRecorded per envelope.
+ * The events API (GET /v1/events) lists every webhook event the service created, sent or not. Each
+ * order event names the webhook types it causes in its metadata (`webhook_types`), which is what
+ * the list filters and sorts on; the body is the order's, rebuilt from its stream when read
+ * (src/webhooks/order-envelopes.ts), so the log holds each order once per change. When the
+ * partner's endpoint takes the event, its delivery's stream carries the envelope as sent
+ * (WebhookDeliveryScheduled) and what became of it.
  */
-export const EVENT_RECORD_STREAM_PREFIX = 'webhook-events-';
-export const eventRecordStream = (sourceEventId: string): string => `${EVENT_RECORD_STREAM_PREFIX}${sourceEventId}`;
-
-export interface EventRecordedData {
+export interface CausedEventData {
   partner_id: string;
   environment: Environment;
-  order_id: string | null;
-  order_revision: number | null;
+  order_id: string;
+  order_revision: number;
+  /** Its place among the webhooks of its order event. */
   type_index: number;
-  event: WebhookEnvelope;
+  event: Pick<WebhookEnvelope, 'id' | 'type' | 'created'>;
 }
 
-export type EventRecordEvent = { type: 'WebhookEventRecorded'; data: EventRecordedData };
+/** A webhook event an order event caused, as its metadata names it. */
+export type CausedEvent = { type: 'WebhookEventCaused'; data: CausedEventData };
 
 /** One event as the events API shows it, with what its delivery (if any) did last. */
 export interface EventRecord {
@@ -41,8 +42,9 @@ export interface EventRecord {
    * one order made at the same instant keep the order they happened in (see `eventSortKey`).
    */
   sort_key: string;
-  event: WebhookEnvelope;
-  /** The delivery's id once the event went to an endpoint; null when it was only recorded. */
+  /** The envelope as sent; null for an event no delivery carries (rebuilt from the order when read). */
+  event: WebhookEnvelope | null;
+  /** The delivery's id once the event went to an endpoint; null when none took it. */
   delivery_id: string | null;
   delivery_status: DeliveryStatus | null;
   /** Whether the latest attempt (scheduled or redelivery) succeeded; null before any attempt. */
@@ -63,10 +65,13 @@ export function eventSortKey(created: string, orderRevision: number | null, type
 /** The key bound that comes after every event created at `created`. */
 export const afterInstant = (created: string): string => `${created}|~`;
 
-function fromEnvelope(
-  d: Omit<EventRecordedData, 'event'> & { event: WebhookEnvelope },
-  delivery: string | null,
-): EventRecord {
+/** What a record starts from: an order event's webhook, or a scheduled delivery (a test event has no order). */
+type RecordSource = Omit<CausedEventData, 'order_id' | 'order_revision'> & {
+  order_id: string | null;
+  order_revision: number | null;
+};
+
+function fromEnvelope(d: RecordSource, envelope: WebhookEnvelope | null, delivery: string | null): EventRecord {
   return {
     event_id: d.event.id,
     partner_id: d.partner_id,
@@ -77,7 +82,7 @@ function fromEnvelope(
     type_index: d.type_index,
     created: d.event.created,
     sort_key: eventSortKey(d.event.created, d.order_revision, d.type_index),
-    event: d.event,
+    event: envelope,
     delivery_id: delivery,
     delivery_status: delivery ? 'pending' : null,
     delivery_success: null,
@@ -85,16 +90,18 @@ function fromEnvelope(
 }
 
 /**
- * Pure: the event record after one event of its recording or its delivery stream; null when the
- * event changes nothing the events API shows.
+ * Pure: the event record after the order event that caused it or an event of its delivery's
+ * stream; null when the event changes nothing the events API shows.
  */
-export function evolveEventRecord(doc: EventRecord | null, e: EventRecordEvent | DeliveryEvent): EventRecord | null {
+export function evolveEventRecord(doc: EventRecord | null, e: CausedEvent | DeliveryEvent): EventRecord | null {
   switch (e.type) {
-    case 'WebhookEventRecorded':
-      return doc ?? fromEnvelope(e.data, null);
+    case 'WebhookEventCaused':
+      return doc ?? fromEnvelope(e.data, null, null);
     case 'WebhookDeliveryScheduled': {
-      const scheduled = fromEnvelope(e.data, e.data.delivery_id);
-      return doc ? { ...doc, delivery_id: scheduled.delivery_id, delivery_status: 'pending' } : scheduled;
+      const scheduled = fromEnvelope(e.data, e.data.event, e.data.delivery_id);
+      return doc
+        ? { ...doc, event: scheduled.event, delivery_id: scheduled.delivery_id, delivery_status: 'pending' }
+        : scheduled;
     }
     case 'WebhookAttemptSucceeded':
       return doc && { ...doc, delivery_status: 'succeeded', delivery_success: true };

@@ -1,8 +1,7 @@
 import { z } from '../openapi/zod.js';
 import { defineRoute } from '../route.js';
 import type { Principal } from '../../application/key-resolver.js';
-import type { EventRecord } from '../../domain/webhook/event-records.js';
-import type { WebhookEvents } from '../../webhooks/events.js';
+import type { ShownEvent, WebhookEvents } from '../../webhooks/events.js';
 import {
   DeliveryPagination,
   EventIdParams,
@@ -14,7 +13,7 @@ import {
 const owner = (p: Principal) => ({ partnerId: p.partner.id, environment: p.key.environment });
 
 /** The webhook body exactly as sent, and what its delivery did. */
-export function toPublicEvent(e: EventRecord) {
+export function toPublicEvent(e: ShownEvent) {
   return {
     ...e.event,
     delivery: e.delivery_id
@@ -32,8 +31,8 @@ export function eventRoutes(deps: { events: WebhookEvents }) {
       operationId: 'listEvents',
       summary: 'Events of the last 30 days, newest first, whether or not they were sent as webhooks',
       description:
-        'The same `id`, `type`, `created` and `data` as the webhook body. Events are created moments after the change ' +
-        'that causes them, also when no endpoint is registered, so polling this list is an alternative to webhooks.' +
+        'The same `id`, `type`, `created` and `data` as the webhook body. An event is listed as soon as the change that ' +
+        'causes it, also when no endpoint is registered, so polling this list is an alternative to webhooks.' +
         TIME_RANGE_NOTE,
       tags,
       scope: 'webhooks:read',
