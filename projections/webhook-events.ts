@@ -2,6 +2,7 @@ import { DELIVERY_STREAM_PREFIX, deliveryIdFor, type DeliveryEvent } from '../sr
 import { ORDER_STREAM_PREFIX, orderIdOf } from '../src/domain/order/events.js';
 import { webhookEventId } from '../src/domain/webhook/envelope.js';
 import { isEventType } from '../src/domain/webhook/event-types.js';
+import { isEnvironment } from '../src/domain/environment.js';
 import { evolveEventRecord, type CausedEvent, type EventRecord } from '../src/domain/webhook/event-records.js';
 import { DELIVERY_LOG_RETENTION } from './webhook-deliveries.js';
 import type { ProjectedEvent, Projection } from './projection.js';
@@ -52,9 +53,8 @@ function readCaused(e: ProjectedEvent): CausedEvent[] {
   const orderId = orderIdOf(e.streamId);
   const { partner_id: partnerId, environment, webhook_types: types } = e.metadata;
   const created = e.data.at;
-  if (orderId === null || typeof partnerId !== 'string' || typeof created !== 'string' || !Array.isArray(types))
-    return [];
-  if (environment !== 'live' && environment !== 'sandbox') return [];
+  if (orderId === null || typeof partnerId !== 'string' || !isEnvironment(environment)) return [];
+  if (typeof created !== 'string' || !Array.isArray(types)) return [];
   return types.flatMap((type: unknown, index): CausedEvent[] =>
     typeof type === 'string' && isEventType(type)
       ? [

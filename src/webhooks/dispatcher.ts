@@ -7,7 +7,7 @@ import {
   type EventStore,
   type RecordedEvent,
 } from '../ports/event-store.js';
-import type { Environment } from '../domain/environment.js';
+import { isEnvironment, type Environment } from '../domain/environment.js';
 import { isOrderEventType, ORDER_STREAM_PREFIX, orderIdOf } from '../domain/order/events.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
@@ -110,11 +110,9 @@ export class WebhookDispatcher {
 
   async handle(e: RecordedEvent): Promise<ConsumerOutcome> {
     if (!isOrderEventType(e.type)) return 'ack';
-    const partnerId = e.metadata.partner_id;
-    const environment = e.metadata.environment as Environment;
+    const { partner_id: partnerId, environment } = e.metadata;
     const orderId = orderIdOf(e.streamId);
-    if (typeof partnerId !== 'string' || (environment !== 'live' && environment !== 'sandbox') || orderId === null)
-      return 'park';
+    if (typeof partnerId !== 'string' || !isEnvironment(environment) || orderId === null) return 'park';
     const endpoint = await this.deps.endpoints.get({ partnerId, environment });
     if (!endpoint) return 'ack';
     const built = (await envelopesAt(this.deps.events, orderId, [e.revision])).get(e.revision);

@@ -27,15 +27,22 @@ export async function envelopesAt(
   const wanted = new Set(revisions);
   if (wanted.size === 0) return found;
   const history = await events.readStream(orderStream(orderId), { maxCount: Math.max(...wanted) + 1 });
+  // Stored events, accepted once already: no second check of the machine's rules. The events
+  // between two wanted ones are folded in one call (each call resumes the machine from a view).
   let before: OrderView | null = null;
+  let pending: OrderEvent[] = [];
   for (const recorded of history) {
     if (!isOrderEventType(recorded.type)) continue;
-    // Stored events, accepted once already: no second check of the machine's rules.
-    const after = foldView(before, [{ type: recorded.type, data: recorded.data } as OrderEvent]);
-    if (wanted.has(recorded.revision)) {
-      const source = { id: recorded.id, type: recorded.type };
-      found.set(recorded.revision, { source, after, envelopes: orderEnvelopes(source, before, after) });
+    const event = { type: recorded.type, data: recorded.data } as OrderEvent;
+    if (!wanted.has(recorded.revision)) {
+      pending.push(event);
+      continue;
     }
+    if (pending.length > 0) before = foldView(before, pending);
+    pending = [];
+    const after = foldView(before, [event]);
+    const source = { id: recorded.id, type: recorded.type };
+    found.set(recorded.revision, { source, after, envelopes: orderEnvelopes(source, before, after) });
     before = after;
   }
   return found;
