@@ -51,6 +51,14 @@ export const ERROR_CODES = {
   below_minimum_order: { status: 422, message: 'The order subtotal is below the store minimum.' },
   invalid_promo_code: { status: 422, message: 'The promo code cannot be applied.' },
   invalid_refund: { status: 422, message: 'The refund amount is not valid for this order.' },
+  invalid_modifiers: { status: 422, message: "The chosen options do not fit the item's modifier groups." },
+  invalid_amount: { status: 422, message: "The amount does not fit the store's currency." },
+  conflicting_parameters: { status: 422, message: 'Two parameters that name the same setting disagree.' },
+  time_out_of_range: { status: 422, message: 'A time is outside the range this operation allows.' },
+  url_not_allowed: {
+    status: 422,
+    message: 'The webhook URL host does not resolve, or resolves to an address that is not public.',
+  },
   quote_mismatch: {
     status: 422,
     message: 'The delivery quote does not hold for this order (another store, partner, environment or place).',

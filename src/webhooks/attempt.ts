@@ -298,7 +298,8 @@ const REFUSALS: Record<UrlRule, string> = {
   scheme: 'scheme not allowed',
   port: 'port not allowed',
   unresolved: 'host could not be resolved',
-  address: 'host resolves to a non-public address',
+  address: 'host is a non-public address',
+  resolved: 'host resolves to a non-public address',
 };
 
 function refused(url: string, error: string): Result {

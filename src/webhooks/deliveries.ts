@@ -71,7 +71,7 @@ export class WebhookDeliveries {
     if (q.starting_after !== undefined) {
       const cursor = await readModels.store.get<DeliveryState>(webhookDeliveries.collection, q.starting_after);
       if (!cursor || !this.visible(owner, cursor.doc)) {
-        throw new ApiError('validation_error', `starting_after: no delivery with id ${q.starting_after}.`, {
+        throw new ApiError('delivery_not_found', `starting_after: no delivery with id ${q.starting_after}.`, {
           param: 'starting_after',
         });
       }
@@ -181,7 +181,7 @@ export class WebhookDeliveries {
     const oldest = this.retentionStart();
     if (since < oldest || Date.parse(since) > clock.now().getTime()) {
       throw new ApiError(
-        'validation_error',
+        'time_out_of_range',
         `since: must be within the last 30 days (not before ${oldest}) and not in the future.`,
         {
           param: 'since',

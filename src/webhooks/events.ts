@@ -55,7 +55,7 @@ export class WebhookEvents {
     if (q.starting_after !== undefined) {
       const cursor = await this.find(owner, q.starting_after);
       if (!cursor) {
-        throw new ApiError('validation_error', `starting_after: no event with id ${q.starting_after}.`, {
+        throw new ApiError('event_not_found', `starting_after: no event with id ${q.starting_after}.`, {
           param: 'starting_after',
         });
       }

@@ -137,7 +137,8 @@ export function describeRefusal(reason: RefusedReason): string {
 
 export type Resolver = (host: string) => Promise<string[]>;
 /** Which rule refused a URL: the delivery log names only this, never the addresses behind it. */
-export type UrlRule = 'length' | 'syntax' | 'scheme' | 'credentials' | 'port' | 'unresolved' | 'address';
+/** `address`: an IP address written as the host is not public; `resolved`: a host name resolves to one that is not. */
+export type UrlRule = 'length' | 'syntax' | 'scheme' | 'credentials' | 'port' | 'unresolved' | 'address' | 'resolved';
 export type UrlCheck = { ok: true; url: URL; addresses: string[] } | { ok: false; rule: UrlRule; reason: string };
 
 export const MAX_URL_LENGTH = 2048;
@@ -197,7 +198,10 @@ export async function checkWebhookUrl(
     const cls = classifyAddress(address);
     if (cls === 'public' || (opts.allowPrivate && cls !== 'invalid')) continue;
     const what = literal ? `host ${address} is` : `host "${host}" resolves to`;
-    return refuse('address', `${what} ${describeRefusal(cls)}; only public addresses are allowed`);
+    return refuse(
+      literal ? 'address' : 'resolved',
+      `${what} ${describeRefusal(cls)}; only public addresses are allowed`,
+    );
   }
   return { ok: true, url, addresses };
 }

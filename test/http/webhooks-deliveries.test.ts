@@ -130,14 +130,16 @@ describe('GET /v1/webhooks/deliveries', () => {
     expect(page2.body.pagination).toEqual({ limit: 3, has_more: false, next_starting_after: null });
   });
 
-  it('when a query parameter is invalid, then 400 validation_error', async () => {
+  it("when a query parameter is invalid, then 400 validation_error; another partner's delivery as the cursor, 404", async () => {
     for (const q of ['?status=bogus', '?type=order.shipped', '?limit=0', '?limit=101', '?colour=red']) {
       const res = await list(q);
       expect(res.status, q).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
     }
     const foreign = (await list('', other.sandbox)).body.data[0].id as string;
-    expect((await list(`?starting_after=${foreign}`)).status).toBe(400);
+    const cursor = await list(`?starting_after=${foreign}`);
+    expect(cursor.status).toBe(404);
+    expect(cursor.body.error).toMatchObject({ code: 'delivery_not_found', param: 'starting_after' });
   });
 
   it('when the key lacks webhooks:read, then 403', async () => {

@@ -57,6 +57,21 @@ describe('registration with the URL guard on (production rules)', () => {
     ['IPv6 unique-local', 'https://[fd00::1]/hooks', /unique-local/],
     ['IPv6 link-local', 'https://[fe80::1]/hooks', /link-local/],
     ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hooks', /loopback address inside an IPv4-mapped/],
+    ['plain http', 'http://hooks.example.com/hooks', /must use https/],
+  ])(
+    'when the URL is %s, then 400 validation_error on url with the reason, and nothing is registered',
+    async (_name, url, reason) => {
+      const p = await ts.partner();
+      const res = await put(p.live, { url });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'validation_error', param: 'url' });
+      expect(res.body.error.message).toMatch(reason);
+      expect(await ts.stores.webhookEndpoints.get(p.id, 'live')).toBeNull();
+    },
+  );
+
+  // What a name resolves to is not in the URL's text, so no schema can state it: 422 (docs/api.md).
+  it.each([
     [
       'a name resolving to a private address',
       'https://internal.example.com/hooks',
@@ -73,19 +88,40 @@ describe('registration with the URL guard on (production rules)', () => {
       'https://six.example.com/hooks',
       /resolves to a unique-local IPv6 address/,
     ],
-    ['plain http', 'http://hooks.example.com/hooks', /must use https/],
     ['a name that does not resolve', 'https://nowhere.example.com/hooks', /could not be resolved/],
   ])(
-    'when the URL is %s, then 400 validation_error on url with the reason, and nothing is registered',
+    'when the URL is %s, then 422 url_not_allowed on url with the reason, and nothing is registered',
     async (_name, url, reason) => {
       const p = await ts.partner();
       const res = await put(p.live, { url });
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'validation_error', param: 'url' });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'url_not_allowed', param: 'url' });
       expect(res.body.error.message).toMatch(reason);
       expect(await ts.stores.webhookEndpoints.get(p.id, 'live')).toBeNull();
     },
   );
+
+  it('given several problems at once, then what the document states (400) is answered before what it cannot (422)', async () => {
+    const p = await ts.partner();
+    const conflicting = { events: ['order.created'], enabled_events: ['order.refunded'] };
+    const cases = [
+      [{ url: 'https://hooks.example.com:22/hooks', ...conflicting }, 400, 'validation_error', 'url'],
+      [
+        { url: 'https://nowhere.example.com/hooks', events: ['order.eaten'], enabled_events: ['order.refunded'] },
+        400,
+        'validation_error',
+        'events',
+      ],
+      [{ url: 'https://nowhere.example.com/hooks', ...conflicting }, 422, 'conflicting_parameters', 'enabled_events'],
+      [{ url: 'https://nowhere.example.com/hooks', enabled_events: ['order.created'] }, 422, 'url_not_allowed', 'url'],
+    ] as const;
+    for (const [body, status, code, param] of cases) {
+      const res = await put(p.live, body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.body.error, JSON.stringify(body)).toMatchObject({ code, param });
+    }
+    expect(await ts.stores.webhookEndpoints.get(p.id, 'live')).toBeNull();
+  });
 
   it('when the name resolves to public addresses only, then it is registered', async () => {
     const p = await ts.partner();

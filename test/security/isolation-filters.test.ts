@@ -57,7 +57,9 @@ const normalised = (body: unknown, id: string) =>
       .replace(/req_[0-9A-Za-z]+/g, '<request>'),
   );
 /** An id of the same shape that was never issued. */
-const missing = (id: string) => `${id.slice(0, 4)}${'Z'.repeat(id.length - 4)}`;
+/** An id of the same form that names nothing (hex ids stay hex, so the cursor is well-formed). */
+const missing = (id: string) =>
+  `${id.slice(0, 4)}${(/^[0-9a-f]+$/.test(id.slice(4)) ? '0' : 'Z').repeat(id.length - 4)}`;
 
 /** Every key but the owner's: the other partner's in both environments, and the owner's other environment. */
 const others = () => [

@@ -126,10 +126,19 @@ describe('checkWebhookUrl', () => {
     });
     expect(result).toEqual({
       ok: false,
-      rule: 'address',
+      rule: 'resolved',
       reason:
         'webhook URL host "internal.example.com" resolves to a private (RFC 1918) address; only public addresses are allowed',
     });
+  });
+
+  it('when the host is a private IP address written in the URL, then the rule is the address itself, with no lookup', async () => {
+    const result = await checkWebhookUrl('https://10.1.2.3/hooks', {
+      allowPrivate: false,
+      resolve: () => Promise.reject(new Error('no lookup expected')),
+    });
+    expect(result).toMatchObject({ ok: false, rule: 'address' });
+    if (!result.ok) expect(result.reason).toMatch(/^webhook URL host 10\.1\.2\.3 is a private/);
   });
 
   it('when the host resolves to a public and a private address (rebinding), then every address counts and it is refused', async () => {

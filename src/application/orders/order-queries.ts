@@ -55,7 +55,7 @@ export class OrderQueries {
     if (q.starting_after !== undefined) {
       const cursor = await readModels.store.get<OrderListEntry>(ordersList.collection, q.starting_after);
       if (!cursor || cursor.doc.partner_id !== ctx.partnerId || cursor.doc.environment !== ctx.environment) {
-        throw new ApiError('validation_error', `starting_after: no order with id ${q.starting_after}.`, {
+        throw new ApiError('order_not_found', `starting_after: no order with id ${q.starting_after}.`, {
           param: 'starting_after',
         });
       }

@@ -283,11 +283,11 @@ function tipInMinor(tip: number, currency: Parameters<typeof fromMajor>[1]): num
   try {
     minor = fromMajor(tip, currency);
   } catch {
-    throw new ApiError('validation_error', `tip has more decimals than ${currency} allows.`, { param: 'tip' });
+    throw new ApiError('invalid_amount', `tip has more decimals than ${currency} allows.`, { param: 'tip' });
   }
   if (minor > maxTipMinor(currency))
     throw new ApiError(
-      'validation_error',
+      'invalid_amount',
       `tip must be at most ${MAX_TIP[currency]} ${currency} (the store's currency).`,
       { param: 'tip' },
     );

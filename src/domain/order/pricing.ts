@@ -116,13 +116,15 @@ function priceLine(catalog: CatalogIndex, store: Store, line: OrderLineRequest, 
 
 /** Resolves option ids against the item's groups and enforces each group's min/max. */
 function chooseOptions(item: Item, ids: string[], path: string): OrderLine['options'] {
-  const invalid = (param: string, message: string) => new ApiError('validation_error', message, { param });
+  const invalid = (param: string, message: string) => new ApiError('invalid_modifiers', message, { param });
   const chosen: OrderLine['options'] = [];
   const seen = new Set<string>();
   ids.forEach((id, j) => {
     const group = item.modifier_groups.find((g) => g.options.some((o) => o.id === id));
     if (!group) throw invalid(`${path}.modifier_ids[${j}]`, `${id} is not an option of ${item.name}.`);
-    if (seen.has(id)) throw invalid(`${path}.modifier_ids[${j}]`, `Option ${id} is chosen twice.`);
+    // The document states this one (uniqueItems), so it is a 400 like any other schema rule.
+    if (seen.has(id))
+      throw new ApiError('validation_error', `Option ${id} is chosen twice.`, { param: `${path}.modifier_ids[${j}]` });
     seen.add(id);
     const option = group.options.find((o) => o.id === id)!;
     chosen.push({ id: option.id, group_id: group.id, name: option.name, price: option.price });

@@ -22,7 +22,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict with the current state.',
   413: 'Body too large (payload_too_large).',
   415: 'Body not application/json (unsupported_media_type).',
-  422: 'Business rule refused the request.',
+  422: 'The request matches this document, but a rule it cannot state refused it (a business rule, the catalog, the store currency).',
   429: 'Rate limit exceeded, or too many failed authentications from this address (rate_limited); see Retry-After.',
   500: 'Internal error (internal_error); retry.',
   503: 'Starting or shutting down (service_unavailable), or the storage is full or failing (storage_unavailable); see Retry-After.',

@@ -57,12 +57,12 @@ export function offerRoutes({ catalog, clock }: CatalogDeps) {
       operationId: 'validatePromoCode',
       summary: 'Check a promo code against a store and a basket',
       description:
-        "An unusable code is a 200 answer with valid false and a reason (unknown_code, not_yet_valid, expired, wrong_store, not_eligible, below_minimum, no_discount), checked in that order. A valid code and an automatic offer do not add up: an order gets the better of the two, so applied, order_discount and order_offer_id say what an order with this basket and code is charged. Send the basket as items (priced from the catalog) or as subtotal, exactly one of them (neither or both is a 400). Without location a delivery basket uses the store's nearest-band fee. Checked against the store (so not in the schema): a subtotal with more decimals than the store's currency has is a 400 naming subtotal; an item the store does not have is a 404 item_not_found naming items[i].item_id; a modifier id that is not an option of its item is a 400 naming items[i].modifier_ids[j].",
+        "An unusable code is a 200 answer with valid false and a reason (unknown_code, not_yet_valid, expired, wrong_store, not_eligible, below_minimum, no_discount), checked in that order. A valid code and an automatic offer do not add up: an order gets the better of the two, so applied, order_discount and order_offer_id say what an order with this basket and code is charged. Send the basket as items (priced from the catalog) or as subtotal, exactly one of them (neither or both is a 400). Without location a delivery basket uses the store's nearest-band fee. Checked against the store (so not in the schema): a subtotal with more decimals than the store's currency has is a 422 invalid_amount naming subtotal; an item the store does not have is a 404 item_not_found naming items[i].item_id; a modifier id that is not an option of its item is a 422 invalid_modifiers naming items[i].modifier_ids[j].",
       tags: TAGS,
       scope: 'promo_codes:validate',
       request: { body: PromoValidateBody },
       responses: { 200: { description: 'Whether the code applies, and its discount.', data: PromoValidationSchema } },
-      errors: [404],
+      errors: [404, 422],
       handler: ({ body }) => {
         const index = catalog.current();
         const store = index.requireStore(body.store_id);
@@ -91,7 +91,7 @@ function basketSubtotal(index: CatalogIndex, store: Store, lines: BasketLine[]):
       const optionPrices = (line.modifier_ids ?? []).map((id, j) => {
         const option = options.find((o) => o.id === id);
         if (!option)
-          throw new ApiError('validation_error', `${id} is not an option of ${item.name}.`, {
+          throw new ApiError('invalid_modifiers', `${id} is not an option of ${item.name}.`, {
             param: `items[${i}].modifier_ids[${j}]`,
           });
         return option.price;
@@ -105,7 +105,7 @@ function subtotalFromMajor(amount: number, store: Store): number {
   try {
     return fromMajor(amount, store.currency);
   } catch (err) {
-    throw new ApiError('validation_error', `subtotal: ${(err as Error).message}`, { param: 'subtotal' });
+    throw new ApiError('invalid_amount', `subtotal: ${(err as Error).message}`, { param: 'subtotal' });
   }
 }
 

@@ -37,6 +37,7 @@ export function eventRoutes(deps: { events: WebhookEvents }) {
       tags,
       scope: 'webhooks:read',
       request: { query: ListEventsQuery },
+      errors: [404],
       responses: {
         200: { description: 'A page of events.', data: z.array(EventSchema), pagination: DeliveryPagination },
       },

@@ -15,12 +15,13 @@ const ListOrdersQuery = z
       .string()
       .min(1)
       .max(80)
+      .regex(new RegExp(ORDER_ID_PATTERN), 'must be an order id (sbx_ or ord_ + 22 letters and digits)')
       .optional()
       .openapi({
         pattern: ORDER_ID_PATTERN,
         description:
           'An order id from the previous page (`sbx_` or `ord_` + 22 letters and digits): the next page starts after it. ' +
-          'An id that is not one of your orders in this environment: 400 validation_error "starting_after: no order with id …".',
+          'An id that is not one of your orders in this environment: 404 order_not_found "starting_after: no order with id …".',
       }),
     reference: z.string().min(1).max(100).optional().openapi({
       description:
@@ -83,6 +84,7 @@ export function orderReadRoutes(deps: { queries: OrderQueries }) {
       tags: ['Orders'],
       scope: 'orders:read',
       request: { query: ListOrdersQuery },
+      errors: [404],
       responses: { 200: { description: 'A page of orders.', data: z.array(OrderSchema), pagination: ListPagination } },
       handler: async ({ principal, requestId, query }) => {
         const { orders, has_more } = await deps.queries.list(partnerContext(principal, requestId), query);

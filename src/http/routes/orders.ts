@@ -49,7 +49,9 @@ export function orderRoutes(deps: { orders: OrderService; sandbox: Sandbox }) {
       operationId: 'createOrder',
       summary: 'Place an order (idempotent)',
       description:
-        'The service prices the order from the catalog. Same Idempotency-Key and body: 200 with the order as it is now and `Idempotent-Replayed: true`; same key, different body: 409 idempotency_conflict.',
+        'The service prices the order from the catalog. Same Idempotency-Key and body: 200 with the order as it is now and `Idempotent-Replayed: true`; same key, different body: 409 idempotency_conflict. ' +
+        "Rules that depend on the catalog, so the schema cannot state them, are 422: options that do not fit the item's modifier groups (invalid_modifiers, naming items[i].modifier_ids), " +
+        "a tip with more decimals or above the maximum of the store's currency (invalid_amount, naming tip), and item_unavailable, store_closed, out_of_zone, below_minimum_order, invalid_promo_code, quote_mismatch.",
       tags: ['Orders'],
       scope: 'orders:write',
       request: { body: PlaceOrderBody, headers: IdempotencyHeaders },

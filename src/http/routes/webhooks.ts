@@ -47,11 +47,12 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
       summary: 'Register or replace the webhook endpoint of this environment',
       description:
         'The first registration answers 201 with the signing secret, shown once; later calls replace url and events (200, no secret). ' +
-        'Checked in this order, each answered 400 validation_error: `events` and `enabled_events` both given with ' +
-        'different types, a rule the schema cannot state ("enabled_events and events name the same list: give one of them (or both with the same types)."); ' +
-        'a name that is not an event type (`enabled_events: unknown event type "x".`, naming each); a `url` that is not an absolute ' +
-        'https URL, has a user name or password, a port other than 443 or 1024-65535, or a host that does not resolve or ' +
-        'resolves to an address that is not public, rules on the host the schema cannot state either ("webhook URL …").',
+        'Checked in this order. 400 validation_error, where the request does not match the schema: a name that is not ' +
+        'an event type (`enabled_events: unknown event type "x".`, naming each); a `url` that is not an absolute https URL, ' +
+        'has a user name or password, or a port other than 443 or 1024-65535 ("webhook URL …"). Then the rules the schema ' +
+        'cannot state, 422: `events` and `enabled_events` both given with different types, conflicting_parameters ' +
+        '("enabled_events and events name the same list: give one of them (or both with the same types)."); a host that ' +
+        'does not resolve or resolves to an address that is not public, url_not_allowed ("webhook URL host …").',
       tags,
       scope: 'webhooks:manage',
       request: { body: RegisterEndpointBody },
@@ -60,7 +61,7 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
         200: { description: 'Updated.', data: WebhookEndpointSchema },
       },
       // concurrent_modification: another registration or deletion won the same revision; retry.
-      errors: [409],
+      errors: [409, 422],
       handler: async ({ principal, body }) => {
         const { created, endpoint } = await deps.endpoints.register(owner(principal), body);
         return { status: created ? 201 : 200, data: endpoint };
@@ -109,7 +110,7 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
       scope: 'webhooks:manage',
       request: { body: RecoverBody },
       responses: { 202: { description: 'Queued.', data: RecoverySchema } },
-      errors: [409],
+      errors: [409, 422],
       handler: async ({ principal, body, requestId }) => {
         const { queued } = await deps.deliveries.recover(owner(principal), body.since, requestId);
         return { status: 202, data: { object: 'webhook_recovery' as const, since: body.since, queued } };
@@ -152,6 +153,7 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
       tags,
       scope: 'webhooks:read',
       request: { query: ListDeliveriesQuery },
+      errors: [404],
       responses: {
         200: {
           description: 'A page of deliveries.',

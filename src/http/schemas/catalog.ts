@@ -10,7 +10,7 @@ import { PROMO_REJECTIONS } from '../../domain/catalog/offers.js';
 import { CLOSED_REASONS } from '../../domain/catalog/status.js';
 import { CURRENCIES } from '../../domain/money.js';
 import { IsoTimestamp, queryNumber, single } from './common.js';
-import { trimmedLengthPattern } from './text-patterns.js';
+import { characters, trimmedLengthPattern } from './text-patterns.js';
 
 // ---- query and path parameters -------------------------------------------------------------
 
@@ -20,7 +20,7 @@ const queryString = (max: number) =>
   z
     .string(single('a string'))
     .trim()
-    .refine((v) => v.length <= max, `must be at most ${max} characters`)
+    .refine((v) => characters(v) <= max, `must be at most ${max} characters`)
     .openapi({ pattern: trimmedLengthPattern(0, max) });
 const queryEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, single(`one of ${values.join(', ')}`));
@@ -67,7 +67,7 @@ export const SearchQuery = z
     q: z
       .string(single('a string'))
       .trim()
-      .refine((v) => v.length >= 2 && v.length <= 80, 'must be 2 to 80 characters')
+      .refine((v) => characters(v) >= 2 && characters(v) <= 80, 'must be 2 to 80 characters')
       .openapi({
         description: 'Name match on stores and items, 2 to 80 characters after trimming.',
         pattern: trimmedLengthPattern(2, 80),
@@ -307,7 +307,7 @@ export const PromoValidateBody = z
     code: z
       .string()
       .trim()
-      .refine((v) => v.length >= 1 && v.length <= 32, 'must be 1 to 32 characters')
+      .refine((v) => characters(v) >= 1 && characters(v) <= 32, 'must be 1 to 32 characters')
       .openapi({
         description: 'The promo code, 1 to 32 characters after trimming.',
         pattern: trimmedLengthPattern(1, 32),
@@ -315,7 +315,7 @@ export const PromoValidateBody = z
     store_id: z.string().min(1).max(64),
     subtotal: z.number().min(0).max(1_000_000).optional().openapi({
       description:
-        "Basket subtotal in the store's currency, with at most the currency's decimals (more is a 400 naming subtotal); send it or items, not both.",
+        "Basket subtotal in the store's currency, with at most the currency's decimals (more is a 422 invalid_amount naming subtotal: the store decides the currency); send it or items, not both.",
     }),
     items: z
       .array(

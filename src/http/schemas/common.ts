@@ -43,23 +43,23 @@ export const single = (what: string) => ({
 });
 
 /**
- * A number from the query string, written as a plain decimal: digits, a fraction for non-integers,
- * a leading `-` only where negatives are allowed. Anything Number() would also read (`1e1`, `0x10`,
- * `+5`, ` 5`, `.5`, blank) is refused, as is a repeated parameter. The OpenAPI document gives the
- * number's type and bounds and says so in words: JSON Schema ignores `pattern` on a number.
+ * A number from the query string. An integer is plain digits; any other number is a JSON number
+ * (`29.3349`, `-1e-05`: what a typed client's number-to-text writes, e.g. JavaScript for 1e-7),
+ * a leading `-` only where negatives are allowed. Other forms Number() would also read (`0x10`,
+ * `+5`, ` 5`, `.5`, `5.`, `Infinity`, blank) are refused, as is a repeated parameter.
  */
 export function queryNumber(min: number, max: number, integer = false) {
   const between = `must be between ${min} and ${max}`;
   const sign = min < 0 ? '-?' : '';
-  const pattern = integer ? `^${sign}\\d+$` : `^${sign}\\d+(\\.\\d+)?$`;
+  const pattern = integer ? `^${sign}\\d+$` : `^${sign}\\d+(\\.\\d+)?([eE][+-]?\\d+)?$`;
   const plain = new RegExp(pattern);
-  // Not a plain decimal: NaN, which z.number() refuses with "must be a number/an integer".
+  // Not of that form: NaN, which z.number() refuses with "must be a number/an integer".
   const toNumber = (v: unknown): unknown => (typeof v === 'string' ? (plain.test(v) ? Number(v) : Number.NaN) : v);
   let n = z.number(single(integer ? 'an integer' : 'a number'));
   if (integer) n = n.int('must be an integer');
   const description = integer
     ? 'Written as plain digits'
-    : 'Written as plain digits, with an optional fraction (no exponent)';
+    : 'Written as a JSON number: digits, an optional fraction, an optional exponent';
   return z.preprocess(toNumber, n.min(min, between).max(max, between)).openapi({
     type: integer ? 'integer' : 'number',
     minimum: min,

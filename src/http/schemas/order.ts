@@ -1,6 +1,7 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import phoneMetadata from 'libphonenumber-js/min/metadata';
 import { z } from '../openapi/zod.js';
+import { characters, trimmedLengthPattern } from './text-patterns.js';
 import { Environment, IsoTimestamp } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
 import { MAX_TIP } from '../../domain/money.js';
@@ -40,16 +41,19 @@ const spell = (cp: number) => (cp <= 0xffff ? `\\u${cp.toString(16).padStart(4, 
 /** Printable text: no control or format characters anywhere (so no CR/LF header or log injection). */
 export const PRINTABLE_PATTERN = `^[^${CONTROL_AND_FORMAT.map(([a, b]) => (a === b ? spell(a) : `${spell(a)}-${spell(b)}`)).join('')}]*$`;
 
-/** Free text that is echoed back. Checked before trimming, so a trailing CR/LF is refused, not cut. */
+/**
+ * Free text that is echoed back. Checked before trimming, so a trailing CR/LF is refused, not cut;
+ * its length after trimming, so the document gives that length as a second pattern (a blank
+ * string matches no minLength-only schema's intent). zod-to-openapi writes a flagged regex as
+ * `source/u`, which no string matches, so both patterns are given as sources.
+ */
 const Text = (max: number) =>
   z
     .string()
     .regex(new RegExp(PRINTABLE_PATTERN, 'u'), 'must not contain control characters')
     .trim()
-    .min(1)
-    .max(max)
-    // zod-to-openapi writes a flagged regex as `source/u`, which no string matches; give the source.
-    .openapi({ pattern: PRINTABLE_PATTERN });
+    .refine((v) => characters(v) >= 1 && characters(v) <= max, `must be 1 to ${max} characters`)
+    .openapi({ pattern: PRINTABLE_PATTERN, allOf: [{ pattern: trimmedLengthPattern(1, max) }] });
 const Id = z
   .string()
   .min(1)
@@ -143,8 +147,18 @@ export const PlaceOrderBody = z
             modifier_ids: z
               .array(Id)
               .max(50)
+              // uniqueItems, which the document states: a 400 here, before the catalog's rules (422).
+              .superRefine((ids, ctx) => {
+                // The first repeat only: an answer stays small whatever the request holds.
+                const j = ids.findIndex((id, i) => ids.indexOf(id) !== i);
+                if (j >= 0) ctx.addIssue({ code: 'custom', message: `Option ${ids[j]} is chosen twice.`, path: [j] });
+              })
               .optional()
-              .openapi({ description: "Option ids from the item's modifier_groups[].options[].id." }),
+              .openapi({
+                uniqueItems: true,
+                description:
+                  "Option ids from the item's modifier_groups[].options[].id, each once. Options that are not the item's, or that miss a group's min_select or pass its max_select, are a 422 invalid_modifiers.",
+              }),
           })
           .strict(),
       )
@@ -172,9 +186,17 @@ export const PlaceOrderBody = z
       .max(Math.max(...Object.values(MAX_TIP)), `must be at most the maximum of the store's currency: ${MAX_TIPS}`)
       .optional()
       .openapi({
-        description: `Tip in the store's currency (e.g. 0.5 KWD), with at most the currency's decimals, at most ${MAX_TIPS}.`,
+        description: `Tip in the store's currency (e.g. 0.5 KWD), with at most the currency's decimals, at most ${MAX_TIPS}. Above the store's currency's maximum, or with more decimals than it has: 422 invalid_amount (the store decides the currency).`,
       }),
-    promo_code: z.string().trim().min(1).max(32).optional(),
+    promo_code: z
+      .string()
+      .trim()
+      .refine((v) => characters(v) >= 1 && characters(v) <= 32, 'must be 1 to 32 characters')
+      .optional()
+      .openapi({
+        description: 'A promo code, 1 to 32 characters after trimming.',
+        pattern: trimmedLengthPattern(1, 32),
+      }),
     quote_id: z
       .string()
       .min(1)

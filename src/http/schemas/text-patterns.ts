@@ -13,11 +13,22 @@ const ANY = '[\\s\\S]';
 /**
  * A string of `min` to `max` characters once leading and trailing whitespace is trimmed (what
  * `z.string().trim()` followed by a length check accepts); `min` 0 allows a blank string.
- * Lengths count characters (code points) as JSON Schema does; the service counts UTF-16 units.
+ * Lengths count characters (code points) as JSON Schema does, and as the service does (`characters`).
  */
 export function trimmedLengthPattern(min: number, max: number): string {
   if (max < 1 || min > max) throw new RangeError(`bad length range ${min}..${max}`);
   const tail = max === 1 ? '' : `(?:${ANY}{${Math.max(0, min - 2)},${max - 2}}${NOT_WS})`;
   const core = min >= 2 ? `${NOT_WS}${tail}` : `${NOT_WS}${tail ? `${tail}?` : ''}`;
   return `^${WS}*${min === 0 ? `(?:${core})?` : core}${WS}*$`;
+}
+
+/**
+ * The length of `text` as JSON Schema counts it (`maxLength`, and `{m,n}` in a pattern): code
+ * points, so an emoji is one character, not the two UTF-16 units of `String.length`. Every
+ * length the document states for free text is checked with it, so the two never disagree.
+ */
+export function characters(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
 }

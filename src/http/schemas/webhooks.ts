@@ -36,13 +36,38 @@ export const TIME_RANGE_NOTE =
   ' `created_after` and `created_before` are exclusive bounds: with `created_after` at or after `created_before` the page is empty.';
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'retrying', 'failed'] as const;
 
+const PORT =
+  '(?:443|102[4-9]|10[3-9][0-9]|1[1-9][0-9]{2}|[2-9][0-9]{3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
+/** After `x`: anything but the `n-` that would start an IDNA `xn--` label. */
+const AFTER_X = '(?:[A-MO-Za-mo-z0-9-][A-Za-z0-9-]*|[Nn](?:[A-Za-z0-9][A-Za-z0-9-]*|-(?:[A-Za-z0-9][A-Za-z0-9-]*)?)?)?';
+/** A label of letters, digits and hyphens that does not start with `xn--`. */
+const LABEL = `(?:[A-WYZa-wyz0-9-][A-Za-z0-9-]*|[Xx]${AFTER_X})`;
+/** The last label starts with a letter, so the parser never takes the host for an IPv4 number. */
+const LAST_LABEL = `(?:[A-WYZa-wyz][A-Za-z0-9-]*|[Xx]${AFTER_X})`;
+/**
+ * The webhook URLs the service reads as well-formed, for the OpenAPI document (the service parses
+ * with WHATWG URL, ../../webhooks/ssrf-guard.ts): https, a host name of letters, digits and
+ * hyphens, an allowed port, then printable ASCII. Every URL it matches passes the rules on the
+ * text (test/properties/webhook-url-pattern.test.ts); what its host resolves to is the 422
+ * url_not_allowed. A public IP address or an internationalised host name (Unicode, or `xn--`
+ * labels, whose punycode the parser checks), which the service also takes, it leaves out.
+ */
+export const WEBHOOK_URL_PATTERN = `^https://(?:${LABEL}\\.)*${LAST_LABEL}(?::${PORT})?(?:[/?#][!-~]*)?$`;
+
 export const RegisterEndpointBody = z
   .object({
-    url: z.string().min(1).max(2048).openapi({
-      description:
-        'https only; port 443 (the default) or 1024-65535; every address the host resolves to must be public.',
-      example: 'https://hooks.example.com/orders',
-    }),
+    url: z
+      .string()
+      .min(1)
+      .max(2048)
+      .openapi({
+        description:
+          'https only, no user name or password; port 443 (the default) or 1024-65535; a host name (in its ASCII, ' +
+          'xn--, form). Every address the host resolves to must be public: a host that does not resolve, or resolves ' +
+          'to a private, loopback or link-local address, is a 422 url_not_allowed.',
+        pattern: WEBHOOK_URL_PATTERN,
+        example: 'https://hooks.example.com/orders',
+      }),
     events: z
       .array(EventTypeItem)
       .min(1)
@@ -50,7 +75,7 @@ export const RegisterEndpointBody = z
       .optional()
       .openapi({
         description:
-          'The same list as `enabled_events` (its earlier name; give either, or both with the same types). ' +
+          'The same list as `enabled_events` (its earlier name; give either, or both with the same types: both with different types is a 422 conflicting_parameters). ' +
           'Omitted means all (including types added later). Unknown names: 400.',
       }),
     enabled_events: z
@@ -132,12 +157,13 @@ export const ListDeliveriesQuery = z
       .string()
       .min(1)
       .max(80)
+      .regex(new RegExp(DELIVERY_ID_PATTERN), 'must be a delivery id (whd_ + 32 hex digits)')
       .optional()
       .openapi({
         pattern: DELIVERY_ID_PATTERN,
         description:
           'A delivery id from the previous page (`whd_` + 32 hex digits): the next page starts after it. ' +
-          'An id that is not one of your deliveries of the last 30 days in this environment: 400 validation_error "starting_after: no delivery with id …".',
+          'An id that is not one of your deliveries of the last 30 days in this environment: 404 delivery_not_found "starting_after: no delivery with id …".',
       }),
     type: EventTypeName.optional(),
     status: z.enum(DELIVERY_STATUSES).optional(),
@@ -213,12 +239,13 @@ export const ListEventsQuery = z
       .string()
       .min(1)
       .max(80)
+      .regex(new RegExp(EVENT_ID_PATTERN), 'must be an event id (evt_ + 32 hex digits)')
       .optional()
       .openapi({
         pattern: EVENT_ID_PATTERN,
         description:
           'An event id from the previous page (`evt_` + 32 hex digits): the next page starts after it. ' +
-          'An id that is not one of your events of the last 30 days in this environment: 400 validation_error "starting_after: no event with id …".',
+          'An id that is not one of your events of the last 30 days in this environment: 404 event_not_found "starting_after: no event with id …".',
       }),
     type: EventTypeName.optional(),
     order_id: z.string().min(1).max(80).optional().openapi({
@@ -252,7 +279,7 @@ export const RecoverBody = z
     since: Instant.openapi({
       description:
         'Redeliver events created at or after this time: within the last 30 days and not in the future, otherwise ' +
-        '400 validation_error "since: must be within the last 30 days (not before …) and not in the future." (a rule ' +
+        '422 time_out_of_range "since: must be within the last 30 days (not before …) and not in the future." (a rule ' +
         'on the time of the request, which the schema cannot state).',
       example: '2026-11-20T00:00:00.000Z',
     }),
