@@ -82,6 +82,50 @@ export const EXAMPLE_ORDER_BODY = {
   reference: 'partner-ref-1',
 };
 
+/** Two offers of the demo catalog near Shawarma Al Reem, as the offer lists answer them. */
+const KW_FREE_DELIVERY_OFFER = {
+  id: 'off-kw-free-delivery',
+  object: 'offer',
+  title: 'Free delivery on orders over 5 KWD',
+  title_ar: 'توصيل مجاني للطلبات فوق ٥ د.ك',
+  scope: 'platform',
+  store_id: null,
+  kind: 'free_delivery',
+  percent: null,
+  amount: null,
+  currency: 'KWD',
+  min_subtotal: 5,
+  max_discount: null,
+  applies_to: 'delivery_fee',
+  requires_code: false,
+  promo_code: null,
+  verticals: null,
+  cities: ['Kuwait City'],
+  starts_at: '2020-01-01T00:00:00Z',
+  ends_at: '2099-12-31T23:59:59Z',
+};
+const REEM_20_OFFER = {
+  id: 'off-reem-20',
+  object: 'offer',
+  title: '20% off everything at Shawarma Al Reem (up to 1.5 KWD)',
+  title_ar: 'خصم ٢٠٪ على كل شيء في شاورما الريم (حتى ١٫٥ د.ك)',
+  scope: 'store',
+  store_id: 'kw-shawarma-reem',
+  kind: 'percent',
+  percent: 20,
+  amount: null,
+  currency: 'KWD',
+  min_subtotal: 0,
+  max_discount: 1.5,
+  applies_to: 'subtotal',
+  requires_code: false,
+  promo_code: null,
+  verticals: null,
+  cities: null,
+  starts_at: '2020-01-01T00:00:00Z',
+  ends_at: '2099-12-31T23:59:59Z',
+};
+
 const order = { order_id: { operation: 'createOrder', field: 'data.id' } };
 const cardOrder = { order_id: { operation: 'createOrder', field: 'data.id', with: { payment_method: 'card' } } };
 const delivery = { delivery_id: { operation: 'sendTestWebhook', field: 'data.id' } };
@@ -89,10 +133,10 @@ const session = {
   session_id: { operation: 'createPaymentLink', field: 'data.url', match: '/checkout/([^/?#]+)$' },
 };
 
-/** A sandbox cash delivery order as placed by createOrder's example, as the operations API answers it. */
-const OPS_ORDER_ID = 'sbx_7jeok0q0FjoyTEa0Y00cHC';
-const OPS_ORDER = {
-  id: OPS_ORDER_ID,
+/** The sandbox cash delivery order createOrder's example places, as answers show it (partner and operations API). */
+const ORDER_ID = 'sbx_7jeok0q0FjoyTEa0Y00cHC';
+const PLACED_ORDER = {
+  id: ORDER_ID,
   object: 'order',
   environment: 'sandbox',
   reference: 'partner-ref-1',
@@ -134,7 +178,7 @@ const OPS_ORDER = {
 };
 const opsAnswer = (changes: Record<string, unknown>): ExampleResponse => ({
   status: 200,
-  body: { data: { ...OPS_ORDER, ...changes } },
+  body: { data: { ...PLACED_ORDER, ...changes } },
 });
 /** The order an earlier operations example answered with: the order it walked one status on. */
 const opsAfter = (operation: string) => ({ order_id: { operation, field: 'data.id' } });
@@ -438,50 +482,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     response: {
       status: 200,
       body: {
-        data: [
-          {
-            id: 'off-kw-free-delivery',
-            object: 'offer',
-            title: 'Free delivery on orders over 5 KWD',
-            title_ar: 'توصيل مجاني للطلبات فوق ٥ د.ك',
-            scope: 'platform',
-            store_id: null,
-            kind: 'free_delivery',
-            percent: null,
-            amount: null,
-            currency: 'KWD',
-            min_subtotal: 5,
-            max_discount: null,
-            applies_to: 'delivery_fee',
-            requires_code: false,
-            promo_code: null,
-            verticals: null,
-            cities: ['Kuwait City'],
-            starts_at: '2020-01-01T00:00:00Z',
-            ends_at: '2099-12-31T23:59:59Z',
-          },
-          {
-            id: 'off-reem-20',
-            object: 'offer',
-            title: '20% off everything at Shawarma Al Reem (up to 1.5 KWD)',
-            title_ar: 'خصم ٢٠٪ على كل شيء في شاورما الريم (حتى ١٫٥ د.ك)',
-            scope: 'store',
-            store_id: 'kw-shawarma-reem',
-            kind: 'percent',
-            percent: 20,
-            amount: null,
-            currency: 'KWD',
-            min_subtotal: 0,
-            max_discount: 1.5,
-            applies_to: 'subtotal',
-            requires_code: false,
-            promo_code: null,
-            verticals: null,
-            cities: null,
-            starts_at: '2020-01-01T00:00:00Z',
-            ends_at: '2099-12-31T23:59:59Z',
-          },
-        ],
+        data: [KW_FREE_DELIVERY_OFFER, REEM_20_OFFER],
       },
     },
   },
@@ -490,50 +491,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     response: {
       status: 200,
       body: {
-        data: [
-          {
-            id: 'off-kw-free-delivery',
-            object: 'offer',
-            title: 'Free delivery on orders over 5 KWD',
-            title_ar: 'توصيل مجاني للطلبات فوق ٥ د.ك',
-            scope: 'platform',
-            store_id: null,
-            kind: 'free_delivery',
-            percent: null,
-            amount: null,
-            currency: 'KWD',
-            min_subtotal: 5,
-            max_discount: null,
-            applies_to: 'delivery_fee',
-            requires_code: false,
-            promo_code: null,
-            verticals: null,
-            cities: ['Kuwait City'],
-            starts_at: '2020-01-01T00:00:00Z',
-            ends_at: '2099-12-31T23:59:59Z',
-          },
-          {
-            id: 'off-reem-20',
-            object: 'offer',
-            title: '20% off everything at Shawarma Al Reem (up to 1.5 KWD)',
-            title_ar: 'خصم ٢٠٪ على كل شيء في شاورما الريم (حتى ١٫٥ د.ك)',
-            scope: 'store',
-            store_id: 'kw-shawarma-reem',
-            kind: 'percent',
-            percent: 20,
-            amount: null,
-            currency: 'KWD',
-            min_subtotal: 0,
-            max_discount: 1.5,
-            applies_to: 'subtotal',
-            requires_code: false,
-            promo_code: null,
-            verticals: null,
-            cities: null,
-            starts_at: '2020-01-01T00:00:00Z',
-            ends_at: '2099-12-31T23:59:59Z',
-          },
-        ],
+        data: [KW_FREE_DELIVERY_OFFER, REEM_20_OFFER],
       },
     },
   },
@@ -698,97 +656,17 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     response: {
       status: 201,
       body: {
-        data: {
-          id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
-          object: 'order',
-          environment: 'sandbox',
-          reference: 'partner-ref-1',
-          order_number: '45H-RFR',
-          status: 'placed',
-          fulfilment: 'delivery',
-          store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem' },
-          pricing: { subtotal: 2.9, delivery_fee: 0, tip: 0, discount: 0.58, total: 2.32, currency: 'KWD' },
-          payment: { method: 'cash', status: 'pending', refunded_amount: 0 },
-          lines: [
-            {
-              item_id: 'chicken-shawarma-wrap',
-              name: 'Chicken Shawarma Wrap',
-              quantity: 2,
-              unit_price: 0.7,
-              options: [
-                { id: 'size-large', group_id: 'size', name: 'Large', price: 0.3 },
-                { id: 'extra-toum', group_id: 'extras', name: 'Extra garlic toum', price: 0.1 },
-              ],
-              line_total: 2.2,
-            },
-            { item_id: 'hummus', name: 'Hummus', quantity: 1, unit_price: 0.7, options: [], line_total: 0.7 },
-          ],
-          customer: { name: 'Fatima Al-Sabah', phone: '+96550001234' },
-          delivery_address: {
-            line1: 'Block 4, Street 12, House 7',
-            floor: '2',
-            apartment: '5',
-            area: 'Salmiya',
-            location: { lat: 29.3349, lng: 48.0878 },
-          },
-          promo_code: null,
-          offer_id: 'off-reem-20',
-          quote_id: null,
-          estimated_minutes: null,
-          cancellation: null,
-          created_at: '2026-11-21T12:00:00.000Z',
-          updated_at: '2026-11-21T12:00:00.000Z',
-        },
+        data: PLACED_ORDER,
       },
     },
   },
   getOrder: {
-    request: { params: { order_id: 'sbx_7jeok0q0FjoyTEa0Y00cHC' } },
+    request: { params: { order_id: ORDER_ID } },
     uses: order,
     response: {
       status: 200,
       body: {
-        data: {
-          id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
-          object: 'order',
-          environment: 'sandbox',
-          reference: 'partner-ref-1',
-          order_number: 'DLM-647',
-          status: 'placed',
-          fulfilment: 'delivery',
-          store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem' },
-          pricing: { subtotal: 2.9, delivery_fee: 0, tip: 0, discount: 0.58, total: 2.32, currency: 'KWD' },
-          payment: { method: 'cash', status: 'pending', refunded_amount: 0 },
-          lines: [
-            {
-              item_id: 'chicken-shawarma-wrap',
-              name: 'Chicken Shawarma Wrap',
-              quantity: 2,
-              unit_price: 0.7,
-              options: [
-                { id: 'size-large', group_id: 'size', name: 'Large', price: 0.3 },
-                { id: 'extra-toum', group_id: 'extras', name: 'Extra garlic toum', price: 0.1 },
-              ],
-              line_total: 2.2,
-            },
-            { item_id: 'hummus', name: 'Hummus', quantity: 1, unit_price: 0.7, options: [], line_total: 0.7 },
-          ],
-          customer: { name: 'Fatima Al-Sabah', phone: '+96550001234' },
-          delivery_address: {
-            line1: 'Block 4, Street 12, House 7',
-            floor: '2',
-            apartment: '5',
-            area: 'Salmiya',
-            location: { lat: 29.3349, lng: 48.0878 },
-          },
-          promo_code: null,
-          offer_id: 'off-reem-20',
-          quote_id: null,
-          estimated_minutes: null,
-          cancellation: null,
-          created_at: '2026-11-21T12:00:00.000Z',
-          updated_at: '2026-11-21T12:00:00.000Z',
-        },
+        data: PLACED_ORDER,
       },
     },
   },
@@ -797,61 +675,19 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     response: {
       status: 200,
       body: {
-        data: [
-          {
-            id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
-            object: 'order',
-            environment: 'sandbox',
-            reference: 'partner-ref-1',
-            order_number: '45H-RFR',
-            status: 'placed',
-            fulfilment: 'delivery',
-            store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem' },
-            pricing: { subtotal: 2.9, delivery_fee: 0, tip: 0, discount: 0.58, total: 2.32, currency: 'KWD' },
-            payment: { method: 'cash', status: 'pending', refunded_amount: 0 },
-            lines: [
-              {
-                item_id: 'chicken-shawarma-wrap',
-                name: 'Chicken Shawarma Wrap',
-                quantity: 2,
-                unit_price: 0.7,
-                options: [
-                  { id: 'size-large', group_id: 'size', name: 'Large', price: 0.3 },
-                  { id: 'extra-toum', group_id: 'extras', name: 'Extra garlic toum', price: 0.1 },
-                ],
-                line_total: 2.2,
-              },
-              { item_id: 'hummus', name: 'Hummus', quantity: 1, unit_price: 0.7, options: [], line_total: 0.7 },
-            ],
-            customer: { name: 'Fatima Al-Sabah', phone: '+96550001234' },
-            delivery_address: {
-              line1: 'Block 4, Street 12, House 7',
-              floor: '2',
-              apartment: '5',
-              area: 'Salmiya',
-              location: { lat: 29.3349, lng: 48.0878 },
-            },
-            promo_code: null,
-            offer_id: 'off-reem-20',
-            quote_id: null,
-            estimated_minutes: null,
-            cancellation: null,
-            created_at: '2026-11-21T12:00:00.000Z',
-            updated_at: '2026-11-21T12:00:00.000Z',
-          },
-        ],
+        data: [PLACED_ORDER],
         pagination: { limit: 10, has_more: false, next_starting_after: null },
       },
     },
   },
   getOrderTracking: {
-    request: { params: { order_id: 'sbx_7jeok0q0FjoyTEa0Y00cHC' } },
+    request: { params: { order_id: ORDER_ID } },
     uses: order,
     response: {
       status: 200,
       body: {
         data: {
-          order_id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
+          order_id: ORDER_ID,
           status: 'placed',
           fulfilment: 'delivery',
           timeline: [{ status: 'placed', at: '2026-11-21T12:00:00.000Z' }],
@@ -862,7 +698,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
   },
   cancelOrder: {
     request: {
-      params: { order_id: 'sbx_7jeok0q0FjoyTEa0Y00cHC' },
+      params: { order_id: ORDER_ID },
       body: { reason: 'The customer changed their mind.' },
     },
     uses: order,
@@ -870,51 +706,15 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       status: 200,
       body: {
         data: {
-          id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
-          object: 'order',
-          environment: 'sandbox',
-          reference: 'partner-ref-1',
-          order_number: 'ESS-939',
+          ...PLACED_ORDER,
           status: 'cancelled',
-          fulfilment: 'delivery',
-          store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem' },
-          pricing: { subtotal: 2.9, delivery_fee: 0, tip: 0, discount: 0.58, total: 2.32, currency: 'KWD' },
-          payment: { method: 'cash', status: 'pending', refunded_amount: 0 },
-          lines: [
-            {
-              item_id: 'chicken-shawarma-wrap',
-              name: 'Chicken Shawarma Wrap',
-              quantity: 2,
-              unit_price: 0.7,
-              options: [
-                { id: 'size-large', group_id: 'size', name: 'Large', price: 0.3 },
-                { id: 'extra-toum', group_id: 'extras', name: 'Extra garlic toum', price: 0.1 },
-              ],
-              line_total: 2.2,
-            },
-            { item_id: 'hummus', name: 'Hummus', quantity: 1, unit_price: 0.7, options: [], line_total: 0.7 },
-          ],
-          customer: { name: 'Fatima Al-Sabah', phone: '+96550001234' },
-          delivery_address: {
-            line1: 'Block 4, Street 12, House 7',
-            floor: '2',
-            apartment: '5',
-            area: 'Salmiya',
-            location: { lat: 29.3349, lng: 48.0878 },
-          },
-          promo_code: null,
-          offer_id: 'off-reem-20',
-          quote_id: null,
-          estimated_minutes: null,
           cancellation: { by: 'partner', reason: 'The customer changed their mind.' },
-          created_at: '2026-11-21T12:00:00.000Z',
-          updated_at: '2026-11-21T12:00:00.000Z',
         },
       },
     },
   },
   createPaymentLink: {
-    request: { params: { order_id: 'sbx_7jeok0q0FjoyTEa0Y00cHC' } },
+    request: { params: { order_id: ORDER_ID } },
     uses: cardOrder,
     response: {
       status: 201,
@@ -922,7 +722,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
         data: {
           object: 'payment_link',
           id: 'pl_5db06e5e7cb2fa606084c848',
-          order_id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
+          order_id: ORDER_ID,
           url: 'http://localhost:3000/checkout/cs_1LQNDhcLkecbR4BihWUN9wIM5EBZgx1vS',
           amount: 2.32,
           currency: 'KWD',
@@ -932,103 +732,23 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     },
   },
   advanceSandboxOrder: {
-    request: { params: { order_id: 'sbx_7jeok0q0FjoyTEa0Y00cHC' } },
+    request: { params: { order_id: ORDER_ID } },
     uses: order,
     response: {
       status: 200,
       body: {
-        data: {
-          id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
-          object: 'order',
-          environment: 'sandbox',
-          reference: 'partner-ref-1',
-          order_number: 'T77-NRJ',
-          status: 'confirmed',
-          fulfilment: 'delivery',
-          store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem' },
-          pricing: { subtotal: 2.9, delivery_fee: 0, tip: 0, discount: 0.58, total: 2.32, currency: 'KWD' },
-          payment: { method: 'cash', status: 'pending', refunded_amount: 0 },
-          lines: [
-            {
-              item_id: 'chicken-shawarma-wrap',
-              name: 'Chicken Shawarma Wrap',
-              quantity: 2,
-              unit_price: 0.7,
-              options: [
-                { id: 'size-large', group_id: 'size', name: 'Large', price: 0.3 },
-                { id: 'extra-toum', group_id: 'extras', name: 'Extra garlic toum', price: 0.1 },
-              ],
-              line_total: 2.2,
-            },
-            { item_id: 'hummus', name: 'Hummus', quantity: 1, unit_price: 0.7, options: [], line_total: 0.7 },
-          ],
-          customer: { name: 'Fatima Al-Sabah', phone: '+96550001234' },
-          delivery_address: {
-            line1: 'Block 4, Street 12, House 7',
-            floor: '2',
-            apartment: '5',
-            area: 'Salmiya',
-            location: { lat: 29.3349, lng: 48.0878 },
-          },
-          promo_code: null,
-          offer_id: 'off-reem-20',
-          quote_id: null,
-          estimated_minutes: null,
-          cancellation: null,
-          created_at: '2026-11-21T12:00:00.000Z',
-          updated_at: '2026-11-21T12:00:00.000Z',
-        },
+        data: { ...PLACED_ORDER, status: 'confirmed' },
       },
     },
   },
   simulateSandboxOrder: {
     summary: 'The card payment of a sandbox card order succeeds',
-    request: { params: { order_id: 'sbx_7jeok0q0FjoyTEa0Y00cHC' }, body: { action: 'payment_succeeded' } },
+    request: { params: { order_id: ORDER_ID }, body: { action: 'payment_succeeded' } },
     uses: cardOrder,
     response: {
       status: 200,
       body: {
-        data: {
-          id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
-          object: 'order',
-          environment: 'sandbox',
-          reference: 'partner-ref-1',
-          order_number: 'Q4M-8ZK',
-          status: 'placed',
-          fulfilment: 'delivery',
-          store: { id: 'kw-shawarma-reem', name: 'Shawarma Al Reem' },
-          pricing: { subtotal: 2.9, delivery_fee: 0, tip: 0, discount: 0.58, total: 2.32, currency: 'KWD' },
-          payment: { method: 'card', status: 'paid', refunded_amount: 0 },
-          lines: [
-            {
-              item_id: 'chicken-shawarma-wrap',
-              name: 'Chicken Shawarma Wrap',
-              quantity: 2,
-              unit_price: 0.7,
-              options: [
-                { id: 'size-large', group_id: 'size', name: 'Large', price: 0.3 },
-                { id: 'extra-toum', group_id: 'extras', name: 'Extra garlic toum', price: 0.1 },
-              ],
-              line_total: 2.2,
-            },
-            { item_id: 'hummus', name: 'Hummus', quantity: 1, unit_price: 0.7, options: [], line_total: 0.7 },
-          ],
-          customer: { name: 'Fatima Al-Sabah', phone: '+96550001234' },
-          delivery_address: {
-            line1: 'Block 4, Street 12, House 7',
-            floor: '2',
-            apartment: '5',
-            area: 'Salmiya',
-            location: { lat: 29.3349, lng: 48.0878 },
-          },
-          promo_code: null,
-          offer_id: 'off-reem-20',
-          quote_id: null,
-          estimated_minutes: null,
-          cancellation: null,
-          created_at: '2026-11-21T12:00:00.000Z',
-          updated_at: '2026-11-21T12:00:00.000Z',
-        },
+        data: { ...PLACED_ORDER, payment: { method: 'card', status: 'paid', refunded_amount: 0 } },
       },
     },
   },
@@ -1399,11 +1119,11 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       body: {
         data: [
           {
-            id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
+            id: ORDER_ID,
             seq: 1,
             versions: { 'order-sbx_7jeok0q0FjoyTEa0Y00cHC': 0 },
             doc: {
-              id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
+              id: ORDER_ID,
               partner_id: 'ptr_0otpfSFRs5dV4Q8j6',
               environment: 'sandbox',
               reference: 'partner-ref-1',
@@ -1412,7 +1132,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
               updated_at: '2026-11-21T12:00:00.000Z',
               timeline: [{ status: 'placed', at: '2026-11-21T12:00:00.000Z' }],
               order: {
-                order_id: 'sbx_7jeok0q0FjoyTEa0Y00cHC',
+                order_id: ORDER_ID,
                 environment: 'sandbox',
                 partner_id: 'ptr_0otpfSFRs5dV4Q8j6',
                 reference: 'partner-ref-1',
@@ -1459,53 +1179,53 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
             },
           },
         ],
-        pagination: { limit: 1, has_more: true, next_starting_after: 'sbx_7jeok0q0FjoyTEa0Y00cHC' },
+        pagination: { limit: 1, has_more: true, next_starting_after: ORDER_ID },
       },
     },
   },
   // The operations API, one operation per action. Each acts on a fresh sandbox order that the
   // examples before it in the chain (`opsAfter`) walked to the status the action needs.
   operateOrderAccept: {
-    request: { params: { order_id: OPS_ORDER_ID } },
+    request: { params: { order_id: ORDER_ID } },
     uses: order,
     response: opsAnswer({ status: 'confirmed' }),
   },
   operateOrderStart: {
-    request: { params: { order_id: OPS_ORDER_ID } },
+    request: { params: { order_id: ORDER_ID } },
     uses: opsAfter('operateOrderAccept'),
     response: opsAnswer({ status: 'preparing' }),
   },
   operateOrderReady: {
-    request: { params: { order_id: OPS_ORDER_ID } },
+    request: { params: { order_id: ORDER_ID } },
     uses: opsAfter('operateOrderStart'),
     response: opsAnswer({ status: 'ready' }),
   },
   operateOrderAssignRider: {
     request: {
-      params: { order_id: OPS_ORDER_ID },
+      params: { order_id: ORDER_ID },
       body: { name: 'Ahmed Al-Rashid', phone: '+96555512345', vehicle: 'motorbike' },
     },
     uses: opsAfter('operateOrderReady'),
     response: opsAnswer({ status: 'ready' }),
   },
   operateOrderRiderLocation: {
-    request: { params: { order_id: OPS_ORDER_ID }, body: { lat: 29.3352, lng: 48.0801 } },
+    request: { params: { order_id: ORDER_ID }, body: { lat: 29.3352, lng: 48.0801 } },
     uses: opsAfter('operateOrderAssignRider'),
     response: opsAnswer({ status: 'ready' }),
   },
   operateOrderPickup: {
-    request: { params: { order_id: OPS_ORDER_ID } },
+    request: { params: { order_id: ORDER_ID } },
     uses: opsAfter('operateOrderAssignRider'),
     response: opsAnswer({ status: 'out_for_delivery' }),
   },
   operateOrderDeliver: {
-    request: { params: { order_id: OPS_ORDER_ID } },
+    request: { params: { order_id: ORDER_ID } },
     uses: opsAfter('operateOrderPickup'),
     response: opsAnswer({ status: 'delivered', payment: { method: 'cash', status: 'paid', refunded_amount: 0 } }),
   },
   operateOrderCollect: {
     summary: 'Collect is for pickup orders: a delivery order is refused',
-    request: { params: { order_id: OPS_ORDER_ID } },
+    request: { params: { order_id: ORDER_ID } },
     uses: order,
     response: {
       status: 409,
@@ -1519,7 +1239,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     },
   },
   operateOrderCancel: {
-    request: { params: { order_id: OPS_ORDER_ID }, body: { reason: 'The store ran out of bread.' } },
+    request: { params: { order_id: ORDER_ID }, body: { reason: 'The store ran out of bread.' } },
     uses: order,
     response: opsAnswer({
       status: 'cancelled',
@@ -1528,7 +1248,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
   },
   operateOrderRefund: {
     summary: 'Refund 1 KWD of a delivered cash order',
-    request: { params: { order_id: OPS_ORDER_ID }, body: { amount: 1 } },
+    request: { params: { order_id: ORDER_ID }, body: { amount: 1 } },
     uses: opsAfter('operateOrderDeliver'),
     response: opsAnswer({
       status: 'partially_refunded',
@@ -1536,12 +1256,12 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     }),
   },
   operateOrderPay: {
-    request: { params: { order_id: OPS_ORDER_ID } },
+    request: { params: { order_id: ORDER_ID } },
     uses: cardOrder,
     response: opsAnswer({ payment: { method: 'card', status: 'paid', refunded_amount: 0 } }),
   },
   operateOrderFailPayment: {
-    request: { params: { order_id: OPS_ORDER_ID }, body: { reason: 'card_declined' } },
+    request: { params: { order_id: ORDER_ID }, body: { reason: 'card_declined' } },
     uses: cardOrder,
     response: opsAnswer({ payment: { method: 'card', status: 'failed', refunded_amount: 0 } }),
   },

@@ -4,25 +4,20 @@ import type { OrderQueries } from '../../application/orders/order-queries.js';
 import { ORDER_STATUSES } from '../../domain/order/machine.js';
 import { toPublicOrder } from '../../domain/order/public-order.js';
 import { ORDER_ID_PATTERN, OrderIdParams, OrderSchema } from '../schemas/order.js';
-import { IsoTimestamp, queryNumber } from '../schemas/common.js';
+import { IsoTimestamp, cursorParam, queryNumber } from '../schemas/common.js';
 import { Instant, TIME_RANGE_NOTE } from '../schemas/webhooks.js';
 import { partnerContext } from './orders.js';
 
 const ListOrdersQuery = z
   .object({
     limit: queryNumber(1, 100, true).default(10),
-    starting_after: z
-      .string()
-      .min(1)
-      .max(80)
-      .regex(new RegExp(ORDER_ID_PATTERN), 'must be an order id (sbx_ or ord_ + 22 letters and digits)')
-      .optional()
-      .openapi({
-        pattern: ORDER_ID_PATTERN,
-        description:
-          'An order id from the previous page (`sbx_` or `ord_` + 22 letters and digits): the next page starts after it. ' +
-          'An id that is not one of your orders in this environment: 404 order_not_found "starting_after: no order with id …".',
-      }),
+    starting_after: cursorParam({
+      pattern: ORDER_ID_PATTERN,
+      anId: 'an order',
+      form: '`sbx_` or `ord_` + 22 letters and digits',
+      yours: 'your orders in this environment',
+      notFound: 'order_not_found',
+    }),
     reference: z.string().min(1).max(100).optional().openapi({
       description:
         'Your own reference: find an order after an unconfirmed creation. Matched exactly as sent; a value no order was placed with matches none.',

@@ -1,6 +1,6 @@
 import { z } from '../openapi/zod.js';
 import { ENVIRONMENTS } from '../../domain/environment.js';
-import { ERROR_CODES } from '../../domain/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
 
 export const ErrorBody = z
   .object({
@@ -41,6 +41,36 @@ export const single = (what: string) => ({
   error: (issue: { code: string; input?: unknown }) =>
     Array.isArray(issue.input) ? REPEATED : issue.code === 'invalid_type' ? `must be ${what}` : undefined,
 });
+
+/**
+ * The `starting_after` cursor of a list: an id of the listed resource, of the form `pattern` (in
+ * the document, and checked: another form is a 400). A well-formed id that names none of the
+ * caller's is the resource's 404, which the list answers (e.g. OrderQueries.list).
+ */
+export function cursorParam(c: {
+  pattern: string;
+  /** `an order`: the article and the resource. */
+  anId: string;
+  /** The id's form in Markdown, e.g. "`whd_` + 32 hex digits". */
+  form: string;
+  /** Whose ids are known, e.g. "your orders in this environment". */
+  yours: string;
+  notFound: ErrorCode;
+}) {
+  const noun = c.anId.split(' ')[1]!;
+  return z
+    .string()
+    .min(1)
+    .max(80)
+    .regex(new RegExp(c.pattern), `must be ${c.anId} id (${c.form.replaceAll('`', '')})`)
+    .optional()
+    .openapi({
+      pattern: c.pattern,
+      description:
+        `${c.anId[0]!.toUpperCase()}${c.anId.slice(1)} id from the previous page (${c.form}): the next page starts after it. ` +
+        `An id that is not one of ${c.yours}: 404 ${c.notFound} "starting_after: no ${noun} with id …".`,
+    });
+}
 
 /**
  * A number from the query string. An integer is plain digits; any other number is a JSON number

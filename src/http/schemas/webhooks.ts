@@ -1,5 +1,5 @@
 import { z } from '../openapi/zod.js';
-import { IsoTimestamp, queryNumber } from './common.js';
+import { IsoTimestamp, cursorParam, queryNumber } from './common.js';
 import { OrderSchema } from './order.js';
 import { EVENT_TYPES } from '../../domain/webhook/event-types.js';
 import { webhookEnvelopeSchemas } from '../../domain/webhook/envelope.js';
@@ -153,18 +153,13 @@ export const WebhookDeliverySchema = z
 export const ListDeliveriesQuery = z
   .object({
     limit: queryNumber(1, 100, true).default(10),
-    starting_after: z
-      .string()
-      .min(1)
-      .max(80)
-      .regex(new RegExp(DELIVERY_ID_PATTERN), 'must be a delivery id (whd_ + 32 hex digits)')
-      .optional()
-      .openapi({
-        pattern: DELIVERY_ID_PATTERN,
-        description:
-          'A delivery id from the previous page (`whd_` + 32 hex digits): the next page starts after it. ' +
-          'An id that is not one of your deliveries of the last 30 days in this environment: 404 delivery_not_found "starting_after: no delivery with id …".',
-      }),
+    starting_after: cursorParam({
+      pattern: DELIVERY_ID_PATTERN,
+      anId: 'a delivery',
+      form: '`whd_` + 32 hex digits',
+      yours: 'your deliveries of the last 30 days in this environment',
+      notFound: 'delivery_not_found',
+    }),
     type: EventTypeName.optional(),
     status: z.enum(DELIVERY_STATUSES).optional(),
     order_id: z.string().min(1).max(80).optional().openapi({
@@ -235,18 +230,13 @@ export const EventSchema = z
 export const ListEventsQuery = z
   .object({
     limit: queryNumber(1, 100, true).default(10),
-    starting_after: z
-      .string()
-      .min(1)
-      .max(80)
-      .regex(new RegExp(EVENT_ID_PATTERN), 'must be an event id (evt_ + 32 hex digits)')
-      .optional()
-      .openapi({
-        pattern: EVENT_ID_PATTERN,
-        description:
-          'An event id from the previous page (`evt_` + 32 hex digits): the next page starts after it. ' +
-          'An id that is not one of your events of the last 30 days in this environment: 404 event_not_found "starting_after: no event with id …".',
-      }),
+    starting_after: cursorParam({
+      pattern: EVENT_ID_PATTERN,
+      anId: 'an event',
+      form: '`evt_` + 32 hex digits',
+      yours: 'your events of the last 30 days in this environment',
+      notFound: 'event_not_found',
+    }),
     type: EventTypeName.optional(),
     order_id: z.string().min(1).max(80).optional().openapi({
       description: 'Only events of this order (an order id, `sbx_…` or `ord_…`); any other value matches none.',
