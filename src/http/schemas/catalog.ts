@@ -9,8 +9,8 @@ import { VERTICALS } from '../../domain/catalog/model.js';
 import { PROMO_REJECTIONS } from '../../domain/catalog/offers.js';
 import { CLOSED_REASONS } from '../../domain/catalog/status.js';
 import { CURRENCIES } from '../../domain/money.js';
-import { IsoTimestamp, queryNumber, single } from './common.js';
-import { characters, trimmedLengthPattern } from './text-patterns.js';
+import { IsoTimestamp, promoCode, queryNumber, single } from './common.js';
+import { trimmedLength, trimmedLengthPattern } from './text-patterns.js';
 
 // ---- query and path parameters -------------------------------------------------------------
 
@@ -20,7 +20,7 @@ const queryString = (max: number) =>
   z
     .string(single('a string'))
     .trim()
-    .refine((v) => characters(v) <= max, `must be at most ${max} characters`)
+    .refine(...trimmedLength(0, max))
     .openapi({ pattern: trimmedLengthPattern(0, max) });
 const queryEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, single(`one of ${values.join(', ')}`));
@@ -67,7 +67,7 @@ export const SearchQuery = z
     q: z
       .string(single('a string'))
       .trim()
-      .refine((v) => characters(v) >= 2 && characters(v) <= 80, 'must be 2 to 80 characters')
+      .refine(...trimmedLength(2, 80))
       .openapi({
         description: 'Name match on stores and items, 2 to 80 characters after trimming.',
         pattern: trimmedLengthPattern(2, 80),
@@ -304,14 +304,7 @@ const Location = z.object({ lat: z.number().min(-90).max(90), lng: z.number().mi
 
 export const PromoValidateBody = z
   .object({
-    code: z
-      .string()
-      .trim()
-      .refine((v) => characters(v) >= 1 && characters(v) <= 32, 'must be 1 to 32 characters')
-      .openapi({
-        description: 'The promo code, 1 to 32 characters after trimming.',
-        pattern: trimmedLengthPattern(1, 32),
-      }),
+    code: promoCode('The promo code, 1 to 32 characters after trimming.'),
     store_id: z.string().min(1).max(64),
     subtotal: z.number().min(0).max(1_000_000).optional().openapi({
       description:

@@ -1,6 +1,7 @@
 import { z } from '../openapi/zod.js';
 import { ENVIRONMENTS } from '../../domain/environment.js';
 import { ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
+import { trimmedLength, trimmedLengthPattern } from './text-patterns.js';
 
 export const ErrorBody = z
   .object({
@@ -25,6 +26,14 @@ export const ErrorBody = z
   .openapi('Error', { description: `Error envelope. Codes: ${Object.keys(ERROR_CODES).join(', ')}.` });
 
 export const Environment = z.enum(ENVIRONMENTS).openapi('Environment');
+
+/** A promo code as partners type it: 1 to 32 characters after trimming (the order and the promo check). */
+export const promoCode = (description: string) =>
+  z
+    .string()
+    .trim()
+    .refine(...trimmedLength(1, 32))
+    .openapi({ description, pattern: trimmedLengthPattern(1, 32) });
 
 export const IsoTimestamp = z.string().openapi({ format: 'date-time', example: '2026-11-21T12:00:00.000Z' });
 

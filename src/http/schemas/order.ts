@@ -1,8 +1,8 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import phoneMetadata from 'libphonenumber-js/min/metadata';
 import { z } from '../openapi/zod.js';
-import { characters, trimmedLengthPattern } from './text-patterns.js';
-import { Environment, IsoTimestamp } from './common.js';
+import { trimmedLength, trimmedLengthPattern } from './text-patterns.js';
+import { Environment, IsoTimestamp, promoCode } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
 import { MAX_TIP } from '../../domain/money.js';
 import type { PublicOrder } from '../../domain/order/public-order.js';
@@ -52,7 +52,7 @@ const Text = (max: number) =>
     .string()
     .regex(new RegExp(PRINTABLE_PATTERN, 'u'), 'must not contain control characters')
     .trim()
-    .refine((v) => characters(v) >= 1 && characters(v) <= max, `must be 1 to ${max} characters`)
+    .refine(...trimmedLength(1, max))
     .openapi({ pattern: PRINTABLE_PATTERN, allOf: [{ pattern: trimmedLengthPattern(1, max) }] });
 const Id = z
   .string()
@@ -188,15 +188,7 @@ export const PlaceOrderBody = z
       .openapi({
         description: `Tip in the store's currency (e.g. 0.5 KWD), with at most the currency's decimals, at most ${MAX_TIPS}. Above the store's currency's maximum, or with more decimals than it has: 422 invalid_amount (the store decides the currency).`,
       }),
-    promo_code: z
-      .string()
-      .trim()
-      .refine((v) => characters(v) >= 1 && characters(v) <= 32, 'must be 1 to 32 characters')
-      .optional()
-      .openapi({
-        description: 'A promo code, 1 to 32 characters after trimming.',
-        pattern: trimmedLengthPattern(1, 32),
-      }),
+    promo_code: promoCode('A promo code, 1 to 32 characters after trimming.').optional(),
     quote_id: z
       .string()
       .min(1)

@@ -27,8 +27,20 @@ export function trimmedLengthPattern(min: number, max: number): string {
  * points, so an emoji is one character, not the two UTF-16 units of `String.length`. Every
  * length the document states for free text is checked with it, so the two never disagree.
  */
-export function characters(text: string): number {
+function characters(text: string): number {
   let n = 0;
   for (const _ of text) n++;
   return n;
+}
+
+/**
+ * The check and message of a trimmed text's length, for zod's `refine`, to go with
+ * `trimmedLengthPattern(min, max)` in the document: `.trim().refine(...trimmedLength(1, 32))`.
+ */
+export function trimmedLength(min: number, max: number): [(text: string) => boolean, string] {
+  const check = (text: string) => {
+    const n = characters(text);
+    return n >= min && n <= max;
+  };
+  return [check, min === 0 ? `must be at most ${max} characters` : `must be ${min} to ${max} characters`];
 }
