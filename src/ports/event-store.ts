@@ -253,8 +253,11 @@ export interface AppendOptions {
    * they are committed (every later read and append on the store sees them) but before they are
    * durable, with the promise that no later append on this store becomes durable without them.
    * For a write that only matters together with a later one the caller awaits (an idempotency
-   * claim, then its order): the caller waits for the disk once instead of twice. Adapters whose
-   * commits are durable when acknowledged (EventStoreDB) treat both alike.
+   * claim, then its order: the caller waits for the disk once instead of twice), or one nobody
+   * waits for whose loss a later write would show (a consumer's reaction, stored before its
+   * position). An adapter makes it durable soon without a durable write after it, but need not
+   * spend a sync on it alone at once. Adapters whose commits are durable when acknowledged
+   * (EventStoreDB) treat both alike.
    */
   durability?: 'durable' | 'ordered';
 }

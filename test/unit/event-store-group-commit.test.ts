@@ -76,13 +76,35 @@ describe('GroupCommit', () => {
       return d;
     }
     const tick = () => new Promise((r) => setImmediate(r));
+    /** The deferred sync of 'ordered'-only commits, run when the test says (`due()`). */
+    function manualDeferral() {
+      let waiting: (() => void) | undefined;
+      return {
+        deferral: {
+          delayMs: 10,
+          schedule(run: () => void) {
+            waiting = run;
+            return () => (waiting = undefined);
+          },
+        },
+        get scheduled() {
+          return waiting !== undefined;
+        },
+        due() {
+          const run = waiting;
+          waiting = undefined;
+          run?.();
+        },
+      };
+    }
     /** A table `t`, its insert, a manual sync and a group commit over them. */
     function durableGroup(onCommit: () => void = () => undefined) {
       const db = new Database(join(dir, 'g.db'));
       db.exec('CREATE TABLE t (v TEXT)');
       const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
       const durability = manualSync(db);
-      return { db, insert, durability, group: new GroupCommit(db, onCommit, durability) };
+      const timer = manualDeferral();
+      return { db, insert, durability, timer, group: new GroupCommit(db, onCommit, durability, timer.deferral) };
     }
 
     it('when a write has committed but its fsync has not returned, then it is not acknowledged and readers see only the older head', async () => {
@@ -133,16 +155,47 @@ describe('GroupCommit', () => {
       db.close();
     });
 
-    it("when a write asks for 'ordered', then it is answered at its commit, yet readers see it only after the fsync that covers it", async () => {
-      const { db, insert, durability, group } = durableGroup();
+    it("when a write asks for 'ordered', then it is answered at its commit and the next durable write's fsync covers it: one fsync for both", async () => {
+      const { db, insert, durability, timer, group } = durableGroup();
       let claimAnswered = false;
       const claim = group.write(() => insert.run('claim'), true).then(() => (claimAnswered = true));
       await tick();
       await claim;
       expect(claimAnswered).toBe(true);
-      expect(durability.calls).toBe(1); // its fsync runs all the same
-      expect(group.visibleHead()).toBe(0n); // and log readers wait for it
+      expect(durability.calls).toBe(0); // no fsync of its own yet
+      expect(timer.scheduled).toBe(true); // only a deferred one
+      expect(group.visibleHead()).toBe(0n); // and log readers wait for one
       // The write that depends on it is acknowledged only after an fsync that covers both.
+      let orderAnswered = false;
+      const order = group.write(() => insert.run('order')).then(() => (orderAnswered = true));
+      await tick();
+      expect(durability.calls).toBe(1);
+      expect(timer.scheduled).toBe(false); // that fsync covers the claim: the deferred one is dropped
+      expect(orderAnswered).toBe(false);
+      durability.release();
+      await order;
+      expect(durability.calls).toBe(1);
+      expect(group.visibleHead()).toBeNull();
+      db.close();
+    });
+
+    it("when no durable write follows an 'ordered' one, then its deferred fsync makes it durable and visible", async () => {
+      const { db, insert, durability, timer, group } = durableGroup();
+      await group.write(() => insert.run('accepted'), true);
+      expect(group.visibleHead()).toBe(0n);
+      timer.due();
+      expect(durability.calls).toBe(1);
+      durability.release();
+      await tick();
+      expect(group.visibleHead()).toBeNull();
+      expect(timer.scheduled).toBe(false);
+      db.close();
+    });
+
+    it("when the fsync covering an 'ordered' write fails, then the write depending on it is not acknowledged", async () => {
+      const { db, insert, durability, timer, group } = durableGroup();
+      await group.write(() => insert.run('claim'), true);
+      timer.due();
       let orderAnswered = false;
       const order = group.write(() => insert.run('order')).then(() => (orderAnswered = true));
       await tick();
@@ -156,7 +209,7 @@ describe('GroupCommit', () => {
     });
 
     it("when an 'ordered' write is requested while an fsync runs, then it is committed and answered without waiting for that fsync", async () => {
-      const { db, insert, durability, group } = durableGroup();
+      const { db, insert, durability, timer, group } = durableGroup();
       const first = group.write(() => insert.run('a'));
       await tick();
       expect(durability.calls).toBe(1);
@@ -169,9 +222,24 @@ describe('GroupCommit', () => {
       durability.release();
       await first;
       await tick();
-      expect(durability.calls).toBe(2); // the claim's own fsync follows
+      expect(durability.calls).toBe(1); // the claim waits for a durable write or its deferred fsync
+      expect(group.visibleHead()).toBe(1n);
+      timer.due();
+      expect(durability.calls).toBe(2);
       durability.release();
       await tick();
+      expect(group.visibleHead()).toBeNull();
+      db.close();
+    });
+
+    it("when the store drains, then an 'ordered' commit waiting for its deferred fsync is synced at once", async () => {
+      const { db, insert, durability, timer, group } = durableGroup();
+      await group.write(() => insert.run('claim'), true);
+      const drained = group.drain();
+      expect(durability.calls).toBe(1);
+      expect(timer.scheduled).toBe(false);
+      durability.release();
+      await drained;
       expect(group.visibleHead()).toBeNull();
       db.close();
     });

@@ -48,6 +48,12 @@ export interface Durability {
  * of the bytes each fsync flushes. Until then the rows are hidden from this process's log readers
  * (`visibleHead`), so no projection, webhook or consumer acts on an event a power loss could
  * still take back.
+ *
+ * A commit of only 'ordered' writes starts no fsync of its own: nobody waits for it, and the next
+ * durable write's fsync covers it (an idempotency claim, then its order: one fsync, not two). When
+ * no durable write follows within `orderedSyncDelayMs`, a sync of its own makes it durable and
+ * visible to the log's readers, so a reaction written 'ordered' (auto-accept's acceptance) is seen
+ * at most that much later on an idle service.
  */
 export class GroupCommit {
   private queue: Write[] = [];
@@ -56,12 +62,15 @@ export class GroupCommit {
   private flushScheduled = false;
   /** While writes await their fsync: the newest position that is durable. */
   private durableHead: bigint | null = null;
+  /** Cancels the pending sync of commits that hold only 'ordered' writes. */
+  private cancelDeferredSync: (() => void) | undefined;
   private readonly commitBatch: Database.Transaction<(batch: Write[]) => Outcome[]>;
 
   constructor(
     private readonly db: Database.Database,
     private readonly afterCommit: () => void,
     private readonly durability?: Durability,
+    private readonly deferral: Deferral = { delayMs: ORDERED_SYNC_DELAY_MS, schedule: scheduleTimer },
   ) {
     // A transaction function called inside another one runs as a savepoint.
     const savepoint = db.transaction((run: () => unknown) => run());
@@ -126,11 +135,25 @@ export class GroupCommit {
 
   /** Resolves once every commit made so far is durable (close() waits for it). */
   async drain(): Promise<void> {
-    while (this.syncing) await this.syncing;
+    this.syncNext(true);
+    while (this.syncing) {
+      await this.syncing;
+      this.syncNext(true);
+    }
   }
 
-  private syncNext(): void {
+  /** Starts the fsync of what is committed, unless only 'ordered' writes wait for it (then later). */
+  private syncNext(now = false): void {
     if (this.syncing || this.unsynced.length === 0 || !this.durability) return;
+    if (!now && this.unsynced.every(({ batch }) => batch.every((w) => w.ordered))) {
+      this.cancelDeferredSync ??= this.deferral.schedule(() => {
+        this.cancelDeferredSync = undefined;
+        this.syncNext(true);
+      }, this.deferral.delayMs);
+      return;
+    }
+    this.cancelDeferredSync?.();
+    this.cancelDeferredSync = undefined;
     const covered = this.unsynced;
     this.unsynced = [];
     const head = this.durability.head();
@@ -165,6 +188,21 @@ export class GroupCommit {
       });
     }
   }
+}
+
+/** How long commits of only 'ordered' writes wait for a durable write's fsync to cover them. */
+export const ORDERED_SYNC_DELAY_MS = 10;
+
+/** When the sync of 'ordered'-only commits runs (a timer; tests pass their own). */
+export interface Deferral {
+  delayMs: number;
+  /** Runs `run` after `ms` and returns a function that cancels it. */
+  schedule(run: () => void, ms: number): () => void;
+}
+
+function scheduleTimer(run: () => void, ms: number): () => void {
+  const timer = setTimeout(run, ms);
+  return () => clearTimeout(timer);
 }
 
 function answer(write: Write, outcome: Outcome): void {

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { EventStore, RecordedEvent } from '../../ports/event-store.js';
+import type { AppendOptions, EventStore, RecordedEvent } from '../../ports/event-store.js';
 import { orderStream, type OrderEvent } from '../../domain/order/events.js';
 import { evolve, fold, foldView, initialState, type OrderState } from '../../domain/order/state.js';
 import { handleCommand } from '../command-handler.js';
@@ -70,9 +70,10 @@ export class OrderRepository {
     ctx: CommandContext,
     at: () => string,
     decide: (state: OrderState, at: string) => OrderEvent[],
-    options: { newStream?: boolean } = {},
+    options: { newStream?: boolean; durability?: AppendOptions['durability'] } = {},
   ): Promise<HandledCommand> {
     const handled = await handleCommand(this.store, orderStream(orderId), ORDERS, (state) => decide(state, at()), {
+      ...(options.durability ? { durability: options.durability } : {}),
       // `newStream`: the caller has just made the id up, so there is nothing to read yet; if it is
       // wrong after all, the append's `no_stream` expectation fails and the next attempt reads.
       ...(options.newStream ? { from: NO_ORDER } : {}),

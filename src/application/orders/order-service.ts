@@ -217,8 +217,11 @@ export class OrderService {
   }
 
   /**
-   * Runs `command` only when `applies` holds for the order as read for the command itself (one read,
-   * one fold). Returns whether it ran; a missing order or a false condition writes nothing.
+   * A reaction to an event of a consumer group (auto-accept): runs `command` only when `applies`
+   * holds for the order as read for the command itself (one read, one fold). Returns whether it
+   * ran; a missing order or a false condition writes nothing. Written 'ordered': no answer waits
+   * for it, and the group stores its position after it in the same log, so a power loss that takes
+   * the event back takes the position too, and the reaction runs again.
    */
   async operateIf(
     ctx: CommandContext,
@@ -226,8 +229,12 @@ export class OrderService {
     applies: (order: OrderView) => boolean,
     command: OrderCommand,
   ): Promise<boolean> {
-    const handled = await this.orders.handle(orderId, ctx, this.now, (state, now) =>
-      state.order && applies(state.order) ? decide(state, command, now) : [],
+    const handled = await this.orders.handle(
+      orderId,
+      ctx,
+      this.now,
+      (state, now) => (state.order && applies(state.order) ? decide(state, command, now) : []),
+      { durability: 'ordered' },
     );
     return handled.events.length > 0;
   }
