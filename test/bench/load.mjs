@@ -15,7 +15,9 @@ function once(options) {
   });
 }
 
-function cpuSeconds(pid) {
+/** CPU seconds (user + system) a process has used so far (Linux /proc). */
+export function cpuSeconds(pid) {
+  if (Array.isArray(pid)) return pid.reduce((sum, one) => sum + cpuSeconds(one), 0);
   if (!pid) return NaN;
   // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -40,6 +42,21 @@ export async function waitIdle(pid, { threshold = 0.1, timeoutMs = 120_000 } = {
     if (quiet >= 2) return (performance.now() - started) / 1000;
   }
   return NaN;
+}
+
+/**
+ * Server CPU per order, background work included: the CPU seconds `pid` uses while `place()` runs
+ * and then until it is idle again (waitIdle), divided by the orders `place()` reports
+ * ({ completed }, as load() and openLoop() return). The same for ours (auto-accept, webhook
+ * dispatch and projections run after the answer) and the peer.
+ */
+export async function cpuPerOrder(pid, place) {
+  await waitIdle(pid);
+  const before = cpuSeconds(pid);
+  const result = await place();
+  const settleSeconds = await waitIdle(pid);
+  const total = cpuSeconds(pid) - before;
+  return { cpuMsPerOrder: (total / result.completed) * 1000, settleSeconds, result };
 }
 
 /**

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { ROOT, cli, residentMb, startService } from './service.mjs';
 import { load } from './load.mjs';
 import { row } from './report.mjs';
-import { bearer, freshKey, orderBody } from './orders.mjs';
+import { createRequest } from './orders.mjs';
 import { webhookLatency } from './webhook-latency.mjs';
 
 const run = promisify(execFile);
@@ -75,14 +75,11 @@ export async function memory({ tmp, timing, quick, log, nodeArgsFor }) {
   const svc = await startService({ dataDir, env: { SQLITE_SYNCHRONOUS: 'NORMAL' }, nodeArgs: nodeArgsFor('memory') });
   try {
     const startMb = residentMb(svc.pid).rss;
-    const request = {
-      method: 'POST',
-      path: '/v1/orders',
-      body: orderBody(),
-      headers: { ...bearer(partner.live_key), 'content-type': 'application/json' },
-      setupRequest: freshKey,
-    };
-    const r = await load(svc.url, request, { amount: timing.memoryOrders, expect: 201, pid: svc.pid });
+    const r = await load(svc.url, createRequest(partner.live_key), {
+      amount: timing.memoryOrders,
+      expect: 201,
+      pid: svc.pid,
+    });
     log(`memory: ${r.completed} orders in ${r.seconds.toFixed(0)} s`);
     // Let auto-accept and the projections finish with the last orders before reading.
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -90,8 +87,8 @@ export async function memory({ tmp, timing, quick, log, nodeArgsFor }) {
     return row('memory', `resident memory after ${r.completed.toLocaleString('en')} orders`, {
       value: rss,
       unit: 'MB',
-      target: '<= 300 MB',
-      pass: quick ? null : r.completed >= 100_000 && rss <= 300,
+      target: '<= 160 MB',
+      pass: quick ? null : r.completed >= 100_000 && rss <= 160,
       note:
         `VmRSS of the service process; ${Math.round(startMb)} MB at start, peak ${Math.round(peak)} MB; orders placed at ${Math.round(r.rps)}/s with synchronous=NORMAL` +
         `${r.bad ? `; ${r.bad} answers were not 201 (${JSON.stringify(r.codes)}, ${r.errors} errors/timeouts)` : ''}${quick ? ' (quick run: fewer orders, not comparable)' : ''}`,

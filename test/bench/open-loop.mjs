@@ -3,17 +3,11 @@
 // hide its stall by slowing the client down (coordinated omission). autocannon's overallRate is
 // not this: it gives each connection a per-second budget that it spends back to back at the start
 // of every second, which measures bursts of 100 concurrent requests, not a steady rate.
-import fs from 'node:fs';
 import { Pool } from 'undici';
+import { cpuPerOrder, cpuSeconds } from './load.mjs';
+import { steadyRequest } from './orders.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function cpuSeconds(pid) {
-  if (!pid) return NaN;
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /**
  * `request`: { method, path, headers, body (object), perRequestHeaders() }. Options: rate (per
@@ -31,6 +25,7 @@ export async function openLoop(baseUrl, request, { rate, seconds, expect = 200, 
   const pending = [];
   const cpuBefore = cpuSeconds(pid);
   const start = performance.now() + 20;
+  const startedAt = Date.now() + 20;
   for (let i = 0; i < total; i++) {
     const due = start + i * interval;
     const wait = due - performance.now();
@@ -56,6 +51,8 @@ export async function openLoop(baseUrl, request, { rate, seconds, expect = 200, 
   const good = codes[String(expect)] ?? 0;
   const round = (ms) => Math.round(ms * 10) / 10;
   return {
+    startedAt,
+    endedAt: startedAt + Math.round(elapsed * 1000),
     rps: good / elapsed,
     completed: good,
     bad: total - good,
@@ -65,5 +62,28 @@ export async function openLoop(baseUrl, request, { rate, seconds, expect = 200, 
     seconds: elapsed,
     latency: { p50: round(pct(0.5)), p90: round(pct(0.9)), p99: round(pct(0.99)), max: round(latencies.at(-1) ?? NaN) },
     serverCpu: cpu,
+  };
+}
+
+/**
+ * POST /v1/orders at a steady `rate` for `seconds`, after a warm-up at the same rate, on any target
+ * { url, pid, key } that places the bench body (ours or the peer), so both sides of a ratio are
+ * measured by the same code. openLoop()'s figures, the achieved rate and the CPU per order
+ * including background work (cpuPerOrder).
+ */
+export async function steadyCreate(target, { rate, seconds, warmupSeconds = 0 }) {
+  const request = steadyRequest(target.key);
+  const warm =
+    warmupSeconds > 0 ? await openLoop(target.url, request, { rate, seconds: warmupSeconds, expect: 201 }) : null;
+  const cpu = await cpuPerOrder(target.pid, () =>
+    openLoop(target.url, request, { rate, seconds, expect: 201, pid: target.pid }),
+  );
+  const r = cpu.result;
+  return {
+    ...r,
+    achieved: r.completed / r.seconds,
+    cpuMsPerOrder: cpu.cpuMsPerOrder,
+    settleSeconds: cpu.settleSeconds,
+    warmupCompleted: warm?.completed ?? 0,
   };
 }

@@ -33,6 +33,21 @@ export function freshKey(req) {
   return { ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } };
 }
 
+/** POST /v1/orders with the bench body and a fresh Idempotency-Key per request (autocannon). */
+export const createRequest = (key) => ({
+  method: 'POST',
+  path: '/v1/orders',
+  body: orderBody(),
+  headers: { ...bearer(key), 'content-type': 'application/json' },
+  setupRequest: freshKey,
+});
+
+/** The same for the open loop (open-loop.mjs): a fresh key per request. */
+export function steadyRequest(key) {
+  const { setupRequest: _, ...request } = createRequest(key);
+  return { ...request, perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }) };
+}
+
 async function call(url, method, pathname, headers, body) {
   const res = await fetch(url + pathname, {
     method,

@@ -21,6 +21,8 @@ export function probeSummary(dir, pid, from, to) {
   const r = (ms) => Math.round(ms * 10) / 10;
   return {
     seconds: seconds.length,
+    syncs: seconds.reduce((n, s) => n + s.syncs, 0),
+    loop_delay_p99_worst: r(worst(seconds.map((s) => s.loop_delay_p99))),
     sync_p50_median: r(median(seconds.map((s) => s.sync_p50))),
     sync_p99_median: r(median(seconds.map((s) => s.sync_p99))),
     sync_max: r(worst(seconds.map((s) => s.sync_max))),

@@ -7,7 +7,6 @@
 //   npm run bench -- --quick           smoke run (a few seconds per scenario; not comparable)
 //   npm run bench -- --only ping,menu  some scenarios (ids: see SCENARIOS below)
 //   npm run bench -- --cpu-prof        also profile every service process (node --cpu-prof) and summarise
-//   npm run bench -- --probe           diagnosis: time the services' log syncs and event-loop delay (sync-probe.mjs)
 //   npm run bench -- --synchronous NORMAL   diagnosis: order rows at NORMAL (shown, not judged)
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,6 +20,8 @@ import { describeMachine } from './machine.mjs';
 import { writeLargeCatalog } from './large-catalog.mjs';
 import * as http from './scenarios.mjs';
 import { memory, projectionLag, rebuild, webhook } from './offline-scenarios.mjs';
+import { processes } from './processes.mjs';
+import { measurePeer, peerRows } from './peer-scenarios.mjs';
 import { formatSummary, summarise } from './cpuprofile-summary.mjs';
 
 const { values } = parseArgs({
@@ -28,7 +29,6 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
-    probe: { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench-results.json' },
     // Diagnosis only: the scenario is FULL; with NORMAL the order rows are shown but not judged.
     synchronous: { type: 'string', default: 'FULL' },
@@ -47,11 +47,13 @@ const SCENARIOS = [
   'order_get',
   'create_max',
   'create_500',
+  'create_200',
   'replay',
   'webhook',
   'projection',
   'rebuild',
   'memory',
+  'processes',
 ];
 const only = values.only ? new Set(values.only.split(',')) : null;
 if (only)
@@ -76,15 +78,15 @@ try {
   log(`bare: ${Math.round(bareBefore.rps)} req/s`);
 
   const profileDir = path.join(tmp, 'profiles');
-  // --probe: every service process loads sync-probe.mjs, which writes to BENCH_PROBE_DIR (inherited).
-  const probeDir = values.probe ? path.join(tmp, 'probe') : undefined;
-  if (probeDir) {
-    fs.mkdirSync(probeDir);
-    process.env.BENCH_PROBE_DIR = probeDir;
-  }
+  // Every service process loads sync-probe.mjs (log syncs, event-loop delay), which writes to
+  // BENCH_PROBE_DIR (inherited): a clock read per sync and a timer per second.
+  const probeDir = path.join(tmp, 'probe');
+  fs.mkdirSync(probeDir);
+  process.env.BENCH_PROBE_DIR = probeDir;
   const nodeArgsFor = (name) => [
     ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []),
-    ...(probeDir ? ['--import', path.join(ROOT, 'test/bench/sync-probe.mjs')] : []),
+    '--import',
+    path.join(ROOT, 'test/bench/sync-probe.mjs'),
   ];
   const ctx = {
     nodeArgsFor,
@@ -97,7 +99,7 @@ try {
     synchronous: values.synchronous,
   };
   if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronous is FULL or NORMAL');
-  const needsService = SCENARIOS.slice(0, 7).some(wanted);
+  const needsService = SCENARIOS.slice(0, SCENARIOS.indexOf('replay') + 1).some(wanted);
   if (needsService) {
     ctx.dataDir = path.join(tmp, 'service');
     fs.mkdirSync(ctx.dataDir);
@@ -124,6 +126,7 @@ try {
         order_get: http.orderGet,
         create_max: http.createMax,
         create_500: http.create500,
+        create_200: http.create200,
         replay: http.replay,
       };
       for (const [id, step] of Object.entries(steps)) {
@@ -135,9 +138,10 @@ try {
         log(
           `${id} (service idle after ${Number.isFinite(settled) ? `${settled.toFixed(1)} s` : 'NOT settled in 120 s'})`,
         );
-        const r = await step(ctx);
-        rows.push(r);
-        log(`${id}: ${r.value.toFixed(1)} ${r.unit} ${r.note}`);
+        for (const r of [await step(ctx)].flat()) {
+          rows.push(r);
+          log(`${id}: ${r.value.toFixed(2)} ${r.unit} ${r.note}`);
+        }
       }
       await waitIdle(ctx.pid);
     } finally {
@@ -145,14 +149,20 @@ try {
     }
   }
 
-  const offline = { webhook, projection: projectionLag, rebuild, memory };
+  const offline = { webhook, projection: projectionLag, rebuild, memory, processes };
   for (const [id, step] of Object.entries(offline)) {
     if (!wanted(id)) continue;
     log(id);
-    const r = await step({ ...ctx, tmp, quick, timing: TIMING, log });
-    rows.push(r);
-    log(`${id}: ${Number.isFinite(r.value) ? r.value.toFixed(1) : '-'} ${r.unit} ${r.note}`);
+    for (const r of [await step({ ...ctx, tmp, quick, timing: TIMING, log })].flat()) {
+      rows.push(r);
+      log(`${id}: ${Number.isFinite(r.value) ? r.value.toFixed(1) : '-'} ${r.unit} ${r.note}`);
+    }
   }
+
+  // The peer (peer-scenarios.mjs): the same loads on the emmett app, after ours.
+  const peer = await measurePeer({ tmp, timing: TIMING, wanted, log, nodeArgsFor });
+  ctx.raw.peer = peer;
+  rows.push(...peerRows(rows, ctx.raw, peer));
 
   if (values['cpu-prof'] && fs.existsSync(profileDir)) {
     for (const name of fs.readdirSync(profileDir))

@@ -75,11 +75,18 @@ function startFlags() {
  * The service as it runs in production: `npm start`'s `node [flags] dist/src/main.js` on the embedded stores. Its log
  * lines (LOG_LEVEL=info, JSON) go to /dev/null through a real file descriptor, so every request
  * still pays for building and writing its access-log line, but no terminal or pipe reader is timed.
+ * With `processes` > 1, that many service processes on the one DATA_DIR behind one port
+ * (cluster.mjs); `pid` is then the list of the workers' pids.
  */
-export async function startService({ dataDir, env = {}, nodeArgs = [] }) {
+export async function startService({ dataDir, env = {}, nodeArgs = [], processes = 1 }) {
   const port = await freePort();
   const sink = fs.openSync('/dev/null', 'w');
-  const child = spawn(process.execPath, [...startFlags(), ...nodeArgs, path.join(ROOT, 'dist/src/main.js')], {
+  const flags = [...startFlags(), ...nodeArgs];
+  const args =
+    processes === 1
+      ? [...flags, path.join(ROOT, 'dist/src/main.js')]
+      : [path.join(ROOT, 'test/bench/cluster.mjs'), String(processes), ...flags];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -90,19 +97,30 @@ export async function startService({ dataDir, env = {}, nodeArgs = [] }) {
       SQLITE_SYNCHRONOUS: 'FULL',
       ...env,
     },
-    stdio: ['ignore', sink, 'pipe'],
+    // The cluster's primary prints its workers' pids; the workers' log lines go to the sink.
+    stdio: ['ignore', processes === 1 ? sink : 'pipe', 'pipe'],
   });
   fs.closeSync(sink);
   const stderr = tail(child);
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  const failed = exited.then((code) => {
+    throw new Error(`service exited (${code}) before listening: ${stderr()}`);
+  });
   const url = `http://127.0.0.1:${port}`;
-  await Promise.race([
-    waitForOk(`${url}/healthz`),
-    exited.then((code) => {
-      throw new Error(`service exited (${code}) before listening: ${stderr()}`);
-    }),
-  ]);
-  return { url, pid: child.pid, stderr, stop: () => stopChild(child) };
+  let pid = child.pid;
+  if (processes > 1) {
+    let out = '';
+    const pids = new Promise((resolve) => {
+      child.stdout.on('data', (d) => {
+        out += d;
+        const line = out.split('\n').find((l) => l.startsWith('['));
+        if (line) resolve(JSON.parse(line));
+      });
+    });
+    pid = await Promise.race([pids, failed]);
+  }
+  await Promise.race([waitForOk(`${url}/healthz`), failed]);
+  return { url, pid, stderr, stop: () => stopChild(child) };
 }
 
 /** SIGTERM and wait (the service drains and exits 0, which also writes a --cpu-prof profile). */

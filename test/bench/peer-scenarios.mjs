@@ -1,0 +1,235 @@
+// The peer of issue 25 in the bench: the emmett app of test/bench/peers/emmett-orders.mjs, started
+// as a child process and measured with the same load helpers and parameters as our rows
+// (scenarios.mjs, offline-scenarios.mjs; open-loop.mjs steadyCreate and load.mjs cpuPerOrder take
+// either). measurePeer returns the raw figures; peerRows turns ours and the peer's into the
+// ours/peer column and the rows judged against the peer.
+import { randomUUID } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { ROOT, freePort, residentMb } from './service.mjs';
+import { load, waitIdle } from './load.mjs';
+import { steadyCreate } from './open-loop.mjs';
+import { bearer, createRequest, placeOrder } from './orders.mjs';
+import { row } from './report.mjs';
+
+const PEER_KEY = 'peer-bench-key';
+
+/**
+ * Starts the peer on `dataDir` (its database is dataDir/events.db). `synchronous` is left unset
+ * (node-sqlite3's default, FULL) but for the memory row. Returns { url, pid, key, dataDir, stderr, stop }.
+ */
+export async function startPeer({ dataDir, nodeArgs = [], synchronous } = {}) {
+  const port = await freePort();
+  const { SQLITE_SYNCHRONOUS: _, ...inherited } = process.env;
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'test/bench/peers/emmett-orders.mjs')], {
+    cwd: ROOT,
+    env: {
+      ...inherited,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      PEER_API_KEY: PEER_KEY,
+      ...(synchronous ? { SQLITE_SYNCHRONOUS: synchronous } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stderr.on('data', (chunk) => {
+    text = (text + chunk.toString()).slice(-4000);
+  });
+  const stderr = () => text;
+  await new Promise((resolve, reject) => {
+    child.stdout.once('data', resolve);
+    child.once('exit', (code) => reject(new Error(`the emmett peer exited (${code}): ${stderr()}`)));
+  });
+  // Past the port line, emmett-sqlite writes a rolled-back transaction's error to stdout: keep
+  // reading it, so a full pipe never blocks the peer.
+  child.stdout.resume();
+  const stop = () => {
+    if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+    return new Promise((resolve) => {
+      const force = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.once('exit', (code) => {
+        clearTimeout(force);
+        resolve(code);
+      });
+      child.kill('SIGTERM');
+    });
+  };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, key: PEER_KEY, dataDir, stderr, stop };
+}
+
+/**
+ * The peer's counterpart of orders.mjs orderWithHistory: a card order placed, paid, accepted,
+ * preparing, rider assigned, ready, picked up, delivered, refunded in two parts. Returns its id and
+ * how many events its stream holds (10).
+ */
+export async function peerOrderWithHistory(peer) {
+  const order = await placeOrder(peer.url, peer.key, randomUUID(), { payment_method: 'card' });
+  const steps = [
+    ['pay', {}],
+    ['accept', {}],
+    ['start', {}],
+    ['assign-rider', { name: 'Ali', phone: '+96550002222', vehicle: 'motorbike' }],
+    ['ready', {}],
+    ['pickup', {}],
+    ['deliver', {}],
+    ['refund', { amount: 0.5 }],
+    ['refund', {}],
+  ];
+  for (const [action, body] of steps) {
+    const res = await fetch(`${peer.url}/v1/orders/${order.id}/${action}`, {
+      method: 'POST',
+      headers: { ...bearer(peer.key), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 200) throw new Error(`peer ${action} answered ${res.status}: ${await res.text()}`);
+  }
+  const db = new Database(path.join(peer.dataDir, 'events.db'), { readonly: true, fileMustExist: true });
+  try {
+    const { n } = db.prepare('SELECT count(*) AS n FROM emt_messages WHERE stream_id = ?').get(`order-${order.id}`);
+    return { id: order.id, events: n };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * GET /v1/orders/{id} of an order with a history of 10 events, 100 connections, as our order_get
+ * row (timing: { seconds, warmupSeconds }). Returns load()'s figures (rps = answered 200/s) and
+ * the stream's event count.
+ */
+export async function peerOrderGet(peer, timing) {
+  const order = await peerOrderWithHistory(peer);
+  await waitIdle(peer.pid);
+  const r = await load(
+    peer.url,
+    { path: `/v1/orders/${order.id}`, headers: bearer(peer.key) },
+    { ...timing, pid: peer.pid },
+  );
+  return { ...r, events: order.events };
+}
+
+/**
+ * POST /v1/orders with a fresh key per request, 100 connections, as fast as it answers (our
+ * create_max row): rps = answered 201/s. Also the time until the process is idle again and the
+ * sustained rate counted as ours is (every order, warm-up included, over the time until idle).
+ */
+export async function peerCreateMax(peer, timing) {
+  await waitIdle(peer.pid);
+  const r = await load(peer.url, createRequest(peer.key), { ...timing, expect: 201, pid: peer.pid });
+  const settle = await waitIdle(peer.pid);
+  const catchUp = Math.max(0, settle - 1);
+  const orders = r.completed + r.warmup.completed;
+  const sustained = Number.isFinite(settle) ? orders / (r.warmup.seconds + r.seconds + catchUp) : NaN;
+  return { ...r, settleSeconds: settle, sustained };
+}
+
+/**
+ * The peer's memory row: a fresh peer on its own directory under `tmp`, `orders` orders placed over
+ * HTTP (100 connections, fresh keys), 3 s to settle, then its VmRSS (MB), as offline-scenarios.mjs
+ * memory does for ours (also at synchronous=NORMAL, for the same reason).
+ */
+export async function peerMemory({ tmp, orders, nodeArgs = [], log = () => {} }) {
+  const dataDir = path.join(tmp, 'peer-memory');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const peer = await startPeer({ dataDir, nodeArgs, synchronous: 'NORMAL' });
+  try {
+    const startMb = residentMb(peer.pid).rss;
+    const r = await load(peer.url, createRequest(peer.key), { amount: orders, expect: 201, pid: peer.pid });
+    log(`peer memory: ${r.completed} orders in ${r.seconds.toFixed(0)} s`);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const { rss, peak } = residentMb(peer.pid);
+    return { rss, peak, startMb, completed: r.completed, rps: r.rps, bad: r.bad, codes: r.codes, errors: r.errors };
+  } finally {
+    await peer.stop();
+  }
+}
+
+/**
+ * The peer measured as our rows that have a counterpart (`wanted(id)`), on fresh directories under
+ * `tmp`, after ours, with the same timing: GET of an order of 10 events, create as fast as
+ * answered, steady 500/s and 200/s, memory after `timing.memoryOrders` orders.
+ */
+export async function measurePeer({ tmp, timing, wanted, log, nodeArgsFor }) {
+  const figures = {};
+  if (['order_get', 'create_max', 'create_500', 'create_200'].some(wanted)) {
+    const dataDir = path.join(tmp, 'peer');
+    fs.mkdirSync(dataDir);
+    const peer = await startPeer({ dataDir, nodeArgs: nodeArgsFor('peer') });
+    try {
+      if (wanted('order_get')) figures.order_get = await peerOrderGet(peer, timing);
+      if (wanted('create_max')) figures.create_max = await peerCreateMax(peer, timing);
+      for (const rate of [500, 200])
+        if (wanted(`create_${rate}`))
+          figures[`create_${rate}`] = await steadyCreate(peer, {
+            rate,
+            seconds: timing.seconds,
+            warmupSeconds: timing.warmupSeconds,
+          });
+    } finally {
+      await peer.stop();
+    }
+    log(
+      `peer: ${JSON.stringify(Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Math.round(v.rps)])))} per s`,
+    );
+  }
+  if (wanted('memory'))
+    figures.memory = await peerMemory({ tmp, orders: timing.memoryOrders, nodeArgs: nodeArgsFor('peer-memory'), log });
+  return figures;
+}
+
+/**
+ * The ours/peer figure of each row with a counterpart (`row.peer`: { value, ratio, note }), and two
+ * rows judged against the peer: p99 at a steady 200/s (at most 1.2x the peer's) and CPU per order
+ * at 500/s including background work (at most the peer's).
+ */
+export function peerRows(rows, ours, peer) {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const attach = (id, value, unit) => {
+    const r = byId.get(id);
+    if (!r || !Number.isFinite(value)) return;
+    r.peer = { value, ratio: r.value / value, unit };
+  };
+  if (peer.order_get) attach('order_get', peer.order_get.rps, 'req/s');
+  if (peer.create_max) attach('create_max', peer.create_max.sustained, 'orders/s');
+  if (peer.create_500) attach('create_p99_500', peer.create_500.latency.p99, 'ms');
+  if (peer.memory) attach('memory', peer.memory.rss, 'MB');
+  const peerNote = (p) =>
+    `the peer: achieved ${Math.round(p.achieved)} orders/s, p50 ${p.latency.p50} ms, p99 ${p.latency.p99} ms` +
+    `${p.bad ? `, ${p.bad} answers not 201` : ''}`;
+  const added = [];
+  const o200 = ours.create_200;
+  const p200 = peer.create_200;
+  if (o200 && p200) {
+    added.push({
+      ...row('create_200_p99', 'POST /v1/orders at a steady 200/s: p99, against the peer', {
+        value: o200.latency.p99,
+        unit: 'ms',
+        target: "<= 1.2x the peer's",
+        pass: o200.bad === 0 && p200.bad === 0 ? o200.latency.p99 <= 1.2 * p200.latency.p99 : false,
+        note: `ours: p50 ${o200.latency.p50} ms, p99 ${o200.latency.p99} ms; ${peerNote(p200)}`,
+      }),
+      peer: { value: p200.latency.p99, ratio: o200.latency.p99 / p200.latency.p99, unit: 'ms' },
+    });
+  }
+  const o500 = ours.create_500;
+  const p500 = peer.create_500;
+  if (o500 && p500) {
+    added.push({
+      ...row('cpu_500', 'CPU per order at a steady 500/s, background work included', {
+        value: o500.cpuMsPerOrder,
+        unit: 'ms',
+        target: "<= the peer's",
+        pass: o500.bad === 0 && p500.bad === 0 ? o500.cpuMsPerOrder <= p500.cpuMsPerOrder : false,
+        note:
+          `CPU seconds of the service process from the first order until idle again, per order; ` +
+          `the peer ${p500.cpuMsPerOrder.toFixed(2)} ms (${peerNote(p500)})`,
+      }),
+      peer: { value: p500.cpuMsPerOrder, ratio: o500.cpuMsPerOrder / p500.cpuMsPerOrder, unit: 'ms' },
+    });
+  }
+  return added;
+}
