@@ -28,4 +28,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # The V8 heap limit as in `npm start` (docs/operations.md, memory).
-CMD ["node", "--max-old-space-size=512", "dist/src/main.js"]
+CMD ["node", "--max-old-space-size=512", "--heap-growing-percent=20", "dist/src/main.js"]

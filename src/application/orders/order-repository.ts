@@ -22,8 +22,8 @@ export interface HandledCommand {
 
 const NO_ORDER: LoadedOrder = Object.freeze({ state: initialState(), revision: 'no_stream' });
 
-/** Folded orders kept per repository (per process) by default: a few KB each. */
-export const DEFAULT_CACHED_ORDERS = 2000;
+/** Folded orders kept per repository (per process) by default: about 2 KB each (2 MB of heap). */
+export const DEFAULT_CACHED_ORDERS = 1000;
 
 /** The order decider's fold (state.ts), for the command handler. */
 const ORDERS = { initialState, evolve };
