@@ -1,11 +1,15 @@
-// What sync-probe.mjs (preloaded into a service by `npm run bench -- --probe`) recorded, read back
-// for the seconds of a measured run.
+// What sync-probe.mjs (preloaded into every service the bench starts) recorded, read back for the
+// seconds of a measured run.
 import fs from 'node:fs';
 import path from 'node:path';
 
 export const probeFile = (dir, pid) => path.join(dir, `probe-${pid}.jsonl`);
 
-/** Process `pid`'s probe seconds that lie within [from, to] (epoch ms; each line covers the second before it), summarised; null when it was not probed. */
+/**
+ * Process `pid`'s probe seconds that lie wholly within [from, to] (epoch ms; each line covers the
+ * second before it), summarised; null when it was not probed. `syncs_per_second` over those
+ * seconds, so a partly covered second at either end biases nothing.
+ */
 export function probeSummary(dir, pid, from, to) {
   const file = dir ? probeFile(dir, pid) : undefined;
   if (!file || !fs.existsSync(file)) return null;
@@ -14,7 +18,7 @@ export function probeSummary(dir, pid, from, to) {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l))
-    .filter((s) => s.t >= from + 1000 && s.t <= to + 1000);
+    .filter((s) => s.t - 1000 >= from && s.t <= to);
   if (seconds.length === 0) return null;
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const worst = (xs) => Math.max(...xs);
@@ -22,7 +26,7 @@ export function probeSummary(dir, pid, from, to) {
   return {
     seconds: seconds.length,
     syncs: seconds.reduce((n, s) => n + s.syncs, 0),
-    loop_delay_p99_worst: r(worst(seconds.map((s) => s.loop_delay_p99))),
+    syncs_per_second: seconds.reduce((n, s) => n + s.syncs, 0) / seconds.length,
     sync_p50_median: r(median(seconds.map((s) => s.sync_p50))),
     sync_p99_median: r(median(seconds.map((s) => s.sync_p99))),
     sync_max: r(worst(seconds.map((s) => s.sync_max))),

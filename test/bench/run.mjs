@@ -162,7 +162,7 @@ try {
   // The peer (peer-scenarios.mjs): the same loads on the emmett app, after ours.
   const peer = await measurePeer({ tmp, timing: TIMING, wanted, log, nodeArgsFor });
   ctx.raw.peer = peer;
-  rows.push(...peerRows(rows, ctx.raw, peer));
+  rows.push(...peerRows(rows, ctx.raw, peer, ctx.synchronous));
 
   if (values['cpu-prof'] && fs.existsSync(profileDir)) {
     for (const name of fs.readdirSync(profileDir))

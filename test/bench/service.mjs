@@ -76,7 +76,7 @@ function startFlags() {
  * lines (LOG_LEVEL=info, JSON) go to /dev/null through a real file descriptor, so every request
  * still pays for building and writing its access-log line, but no terminal or pipe reader is timed.
  * With `processes` > 1, that many service processes on the one DATA_DIR behind one port
- * (cluster.mjs); `pid` is then the list of the workers' pids.
+ * (cluster.mjs); `pid` is then the list of its pids (its primary's and the workers').
  */
 export async function startService({ dataDir, env = {}, nodeArgs = [], processes = 1 }) {
   const port = await freePort();
@@ -97,7 +97,7 @@ export async function startService({ dataDir, env = {}, nodeArgs = [], processes
       SQLITE_SYNCHRONOUS: 'FULL',
       ...env,
     },
-    // The cluster's primary prints its workers' pids; the workers' log lines go to the sink.
+    // The cluster's primary prints the pids on stdout; its workers write their log lines to /dev/null.
     stdio: ['ignore', processes === 1 ? sink : 'pipe', 'pipe'],
   });
   fs.closeSync(sink);
@@ -111,11 +111,14 @@ export async function startService({ dataDir, env = {}, nodeArgs = [], processes
   if (processes > 1) {
     let out = '';
     const pids = new Promise((resolve) => {
-      child.stdout.on('data', (d) => {
+      const read = (d) => {
         out += d;
-        const line = out.split('\n').find((l) => l.startsWith('['));
-        if (line) resolve(JSON.parse(line));
-      });
+        if (!out.includes('\n')) return;
+        child.stdout.off('data', read);
+        child.stdout.resume();
+        resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+      };
+      child.stdout.on('data', read);
     });
     pid = await Promise.race([pids, failed]);
   }

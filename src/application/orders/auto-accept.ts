@@ -24,8 +24,8 @@ export class AutoAccept {
     this.group = this.deps.events.consumerGroup({
       group: AUTO_ACCEPT_GROUP,
       filter: { streamPrefixes: [ORDER_STREAM_PREFIX], eventTypes: ['OrderPlaced', 'PaymentSucceeded'] },
-      // Orders are independent, and each acceptance waits for its append to reach the disk: one at
-      // a time, a busy service places orders faster than they are accepted.
+      // Orders are independent, and each acceptance waits for its read and its commit: one at a
+      // time, a busy service places orders faster than they are accepted.
       concurrency: AUTO_ACCEPT_CONCURRENCY,
       onError: (err) => this.deps.logger.error({ err }, 'auto-accept failed; will retry'),
     });
@@ -49,7 +49,7 @@ export class AutoAccept {
     const wanted = (order: OrderView) =>
       order.environment === 'live' && catalog.current().store(order.store.id)?.auto_accept === true;
     try {
-      await orders.operateIf(
+      await orders.reactIf(
         { actor: 'restaurant', correlationId: correlationOf(e), causationId: e.id },
         orderId,
         wanted,

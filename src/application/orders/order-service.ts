@@ -223,7 +223,7 @@ export class OrderService {
    * for it, and the group stores its position after it in the same log, so a power loss that takes
    * the event back takes the position too, and the reaction runs again.
    */
-  async operateIf(
+  async reactIf(
     ctx: CommandContext,
     orderId: string,
     applies: (order: OrderView) => boolean,
