@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ROOT, freePort, residentMb } from './service.mjs';
+import { ROOT, freePort, residentMb, stopChild } from './service.mjs';
 import { load, waitIdle } from './load.mjs';
 import { steadyCreate } from './open-loop.mjs';
 import { bearer, createRequest, placeOrder } from './orders.mjs';
@@ -47,18 +47,14 @@ export async function startPeer({ dataDir, nodeArgs = [], synchronous } = {}) {
   // Past the port line, emmett-sqlite writes a rolled-back transaction's error to stdout: keep
   // reading it, so a full pipe never blocks the peer.
   child.stdout.resume();
-  const stop = () => {
-    if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-    return new Promise((resolve) => {
-      const force = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      child.once('exit', (code) => {
-        clearTimeout(force);
-        resolve(code);
-      });
-      child.kill('SIGTERM');
-    });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    key: PEER_KEY,
+    dataDir,
+    stderr,
+    stop: () => stopChild(child),
   };
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid, key: PEER_KEY, dataDir, stderr, stop };
 }
 
 /**

@@ -127,7 +127,7 @@ export async function startService({ dataDir, env = {}, nodeArgs = [], processes
 }
 
 /** SIGTERM and wait (the service drains and exits 0, which also writes a --cpu-prof profile). */
-function stopChild(child) {
+export function stopChild(child) {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => {
     const force = setTimeout(() => child.kill('SIGKILL'), 30_000);
