@@ -19,6 +19,8 @@ RUN keep=node_modules/@scalar/api-reference \
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
+# Two malloc arenas instead of one per thread: about 12 MB less resident (docs/operations.md, memory).
+ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
@@ -28,4 +30,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # The V8 heap limit as in `npm start` (docs/operations.md, memory).
-CMD ["node", "--max-old-space-size=512", "--heap-growing-percent=20", "dist/src/main.js"]
+CMD ["node", "--max-old-space-size=512", "--max-semi-space-size=8", "--heap-growing-percent=20", "dist/src/main.js"]

@@ -63,12 +63,20 @@ export async function startBareExpress({ blobFile } = {}) {
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
 
-/** The node flags of `npm start` (package.json), so the bench runs the service exactly as users do. */
-function startFlags() {
+/**
+ * The environment assignments and node flags of `npm start` (package.json), so the bench runs the
+ * service exactly as users do.
+ */
+function startCommand() {
   const start = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
   const words = start.split(/\s+/);
+  const env = {};
+  while (/^[A-Z_]+=/.test(words[0])) {
+    const [name, value] = words.shift().split('=');
+    env[name] = value;
+  }
   if (words[0] !== 'node' || words.at(-1) !== 'dist/src/main.js') throw new Error(`unexpected start script: ${start}`);
-  return words.slice(1, -1);
+  return { env, flags: words.slice(1, -1) };
 }
 
 /**
@@ -81,7 +89,8 @@ function startFlags() {
 export async function startService({ dataDir, env = {}, nodeArgs = [], processes = 1 }) {
   const port = await freePort();
   const sink = fs.openSync('/dev/null', 'w');
-  const flags = [...startFlags(), ...nodeArgs];
+  const start = startCommand();
+  const flags = [...start.flags, ...nodeArgs];
   const args =
     processes === 1
       ? [...flags, path.join(ROOT, 'dist/src/main.js')]
@@ -90,6 +99,7 @@ export async function startService({ dataDir, env = {}, nodeArgs = [], processes
     cwd: ROOT,
     env: {
       ...process.env,
+      ...start.env,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
