@@ -306,12 +306,13 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    // Readers first: what a stopping group's handler still appends is then covered by the drain.
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await Promise.all([...this.groups].map((g) => g.stop()));
     if (this.db.open) this.writes.flush();
     await this.writes.drain();
     this.durability?.close();
     await this.checkpointer?.close();
-    await Promise.all([...this.subscriptions].map((s) => s.stop()));
-    await Promise.all([...this.groups].map((g) => g.stop()));
     if (this.bookkeepingDb?.open) this.bookkeepingDb.close();
     if (this.db.open) this.db.close();
   }
