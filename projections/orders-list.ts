@@ -9,6 +9,8 @@ export interface OrderListEntry {
   partner_id: string;
   environment: 'live' | 'sandbox';
   reference: string | null;
+  /** The number people read out (support finds an order by it). */
+  order_number: string;
   status: string;
   created_at: string;
   updated_at: string;
@@ -25,6 +27,7 @@ export const ordersList: Projection<OrderListEntry> = {
     { partner_id: 1, environment: 1, created_at: -1, _id: -1 },
     { partner_id: 1, environment: 1, reference: 1 },
     { partner_id: 1, environment: 1, status: 1, created_at: -1 },
+    { order_number: 1 },
   ],
   documentId: (e) => orderIdOf(e.streamId),
   evolve: (doc, e) => ordersList.evolveAll!(doc, [e])!.doc,
@@ -38,6 +41,7 @@ export const ordersList: Projection<OrderListEntry> = {
       partner_id: order.partner_id,
       environment: order.environment,
       reference: order.reference,
+      order_number: order.order_number,
       status: order.status,
       created_at: order.created_at,
       updated_at: order.updated_at,

@@ -13,6 +13,9 @@ import { AUTO_ACCEPT_GROUP, AutoAccept } from '../application/orders/auto-accept
 import { BuiltinCheckout } from '../application/payments/builtin-checkout.js';
 import { ReadModels } from '../application/read-models.js';
 import { OrderQueries } from '../application/orders/order-queries.js';
+import { OrderSearch } from '../application/orders/order-search.js';
+import { PartnerAdmin } from '../application/partners.js';
+import { WEBHOOK_DISPATCHER_GROUP } from '../webhooks/dispatcher.js';
 import { orderReadRoutes } from '../http/routes/order-reads.js';
 import { pingRoutes } from '../http/routes/ping.js';
 import { healthRoutes } from '../http/routes/health.js';
@@ -146,6 +149,21 @@ export async function buildService(
     trustProxy: config.TRUST_PROXY,
     authFailuresPerMin: config.AUTH_FAILURES_PER_MIN,
     metrics,
+    console: {
+      events: stores.events,
+      search: new OrderSearch({ readModels: services.readModels, events: stores.events }),
+      readModels: services.readModels,
+      deliveries: webhooks.deliveries,
+      partners: new PartnerAdmin(stores.partners, deps.clock, config.DEFAULT_RATE_LIMIT_PER_MIN),
+      consumerGroups: async () => [
+        { name: AUTO_ACCEPT_GROUP, lag: await autoAccept.lag(), parked: await autoAccept.parked() },
+        {
+          name: WEBHOOK_DISPATCHER_GROUP,
+          lag: await webhooks.dispatcher.lag(),
+          parked: await webhooks.dispatcher.parked(),
+        },
+      ],
+    },
   });
   return {
     app,

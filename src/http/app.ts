@@ -15,6 +15,7 @@ import type { RouteSpec } from './route.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { parseQueryString } from './validation.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { consoleRouter, type ConsoleDeps } from './console/router.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -29,7 +30,12 @@ export interface AppDeps {
   authFailuresPerMin?: number | undefined;
   /** Where each answered request is reported (method, route pattern, status, seconds); none when absent. */
   metrics?: Pick<ServiceMetrics, 'httpRequest'>;
+  /** The operations console at /console, served only when adminToken is set too. */
+  console?: ConsoleDeps | undefined;
 }
+
+/** /console and everything under it. */
+const isConsolePath = (url: string): boolean => url.startsWith('/console') && /^\/console(?:[/?]|$)/.test(url);
 
 export interface App {
   express: Express;
@@ -72,6 +78,11 @@ export function createApp(deps: AppDeps): App {
     },
     unrouted,
   );
+  // The console parses its own form bodies (the API takes JSON only) and answers in HTML.
+  const operatorsConsole =
+    deps.console && deps.adminToken
+      ? consoleRouter(deps.console, { adminToken: deps.adminToken, throttle, logger: deps.logger })
+      : undefined;
   // Express would answer OPTIONS itself with a text/plain 200; this API has no OPTIONS (no browser CORS).
   const route = (req: Request, res: Response, next: NextFunction): void =>
     req.method === 'OPTIONS' ? unrouted(req, res, next) : dispatch(req, res, next);
@@ -81,6 +92,7 @@ export function createApp(deps: AppDeps): App {
     assignRequestId(req, res);
     startLog(req, res);
     startMetrics?.(req, res);
+    if (operatorsConsole && isConsolePath(req.url)) return operatorsConsole(req, res, next);
     if (!hasBodyHeaders(req)) return route(req, res, next);
     body(req, res, (err?: unknown) => (err ? next(err) : route(req, res, next)));
   });

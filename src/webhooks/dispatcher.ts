@@ -73,6 +73,11 @@ export class WebhookDispatcher {
     return consumerGroupLag(this.deps.events, this.group);
   }
 
+  /** Events the group gave up on (parked), for operators; none while this replica does not run the group. */
+  async parked(): Promise<RecordedEvent[]> {
+    return (await this.group?.parked()) ?? [];
+  }
+
   /**
    * Whether every order event in the log has been handled (its deliveries written): true when the
    * group is not running here. For tests and operators that need the log to stand still after a write.

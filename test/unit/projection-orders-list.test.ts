@@ -60,6 +60,7 @@ describe('orders-list projection', () => {
         partner_id: order.partner_id,
         environment: order.environment,
         reference: order.reference,
+        order_number: order.order_number,
         status: order.status,
         created_at: order.created_at,
         updated_at: order.updated_at,

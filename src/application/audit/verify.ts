@@ -4,6 +4,7 @@ import type { ReadModelStore, StoredDocument } from '../../ports/read-model-stor
 import { PROJECTIONS, type AnyProjection } from '../../../projections/index.js';
 import { diffDocuments, type Difference } from './diff.js';
 import { Replay } from './replay.js';
+import type { ReadModels } from '../read-models.js';
 
 /** The read models a running service serves: straight from its store, or through its internal API. */
 export interface ServedReadModels {
@@ -25,6 +26,15 @@ export function servedFromStore(
     positions: async () =>
       new Map(await Promise.all(projections.map(async (p) => [p.name, await store.checkpoint(p.name)] as const))),
     documents: (collection) => store.all(collection),
+  };
+}
+
+/** The read models this process serves: positions are what its runners have applied. */
+export function servedByReadModels(readModels: ReadModels, source: string): ServedReadModels {
+  return {
+    source,
+    positions: async () => new Map((await readModels.status()).map((s) => [s.name, BigInt(s.position)])),
+    documents: (collection) => readModels.store.all(collection),
   };
 }
 

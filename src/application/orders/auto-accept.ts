@@ -41,6 +41,11 @@ export class AutoAccept {
     return consumerGroupLag(this.deps.events, this.group);
   }
 
+  /** Events the group gave up on (parked), for operators; none while this replica does not run the group. */
+  async parked(): Promise<RecordedEvent[]> {
+    return (await this.group?.parked()) ?? [];
+  }
+
   private async handle(e: RecordedEvent): Promise<'ack'> {
     const { orders, catalog } = this.deps;
     const orderId = orderIdOf(e.streamId);

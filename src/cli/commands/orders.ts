@@ -1,22 +1,7 @@
 import type { Command } from 'commander';
-import { orderStream, type OrderEvent } from '../../domain/order/events.js';
-import { foldView, type OrderView } from '../../domain/order/state.js';
+import { orderStream } from '../../domain/order/events.js';
+import { foldHistory, type HistoryEntry } from '../../application/orders/history.js';
 import { CliError, printJson, withEventLog } from '../context.js';
-
-export interface HistoryEntry {
-  revision: number;
-  position: string;
-  at: string;
-  type: string;
-  actor: string | null;
-  /** The order's status after this event, folded by the order machine; null if the fold failed here. */
-  status_after: string | null;
-  payment_status_after: string | null;
-  metadata: Record<string, unknown>;
-  data: Record<string, unknown>;
-  /** Why the machine refused this event (a corrupt or incompatible history). */
-  error?: string;
-}
 
 export function registerOrderCommands(program: Command): void {
   const orders = program
@@ -45,46 +30,6 @@ export function registerOrderCommands(program: Command): void {
           );
       });
     });
-}
-
-/** Folds a stored order stream one event at a time; after a refused event the status is unknown. */
-export function foldHistory(
-  events: Array<{
-    revision: number;
-    position: bigint;
-    type: string;
-    data: Record<string, unknown>;
-    metadata: Record<string, unknown>;
-    recordedAt: Date;
-  }>,
-): HistoryEntry[] {
-  // Stored events: replayed through the machine's table (foldView), as the read models replay them.
-  let view: OrderView | null = null;
-  let refused = false;
-  return events.map((e) => {
-    const entry: HistoryEntry = {
-      revision: e.revision,
-      position: e.position.toString(),
-      at: typeof e.data.at === 'string' ? e.data.at : e.recordedAt.toISOString(),
-      type: e.type,
-      actor: typeof e.metadata.actor === 'string' ? e.metadata.actor : null,
-      status_after: null,
-      payment_status_after: null,
-      metadata: e.metadata,
-      data: e.data,
-    };
-    if (!refused) {
-      try {
-        view = foldView(view, [{ type: e.type, data: e.data } as OrderEvent]);
-        entry.status_after = view.status;
-        entry.payment_status_after = view.payment_status;
-      } catch (err) {
-        entry.error = (err as Error).message;
-        refused = true;
-      }
-    } else entry.error = 'an earlier event was refused';
-    return entry;
-  });
 }
 
 /** Two lines per event: what happened and the status after it, then its metadata. */

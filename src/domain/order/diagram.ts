@@ -28,3 +28,22 @@ function guardName(guard: unknown): string | undefined {
   if (typeof guard === 'object' && guard !== null && 'type' in guard) return String(guard.type);
   return 'guarded';
 }
+
+/**
+ * The same diagram with an order's path marked: every status it went through (`visited`, in
+ * order) in one style and the last of them, where it is now, in a stronger one. Unknown names are
+ * left out, so a corrupt history cannot break the picture.
+ */
+export function toMermaidWithPath(visited: readonly string[]): string {
+  const known = new Set(Object.keys(orderMachine.root.states));
+  const path = [...new Set(visited.filter((s) => known.has(s)))];
+  const current = visited.filter((s) => known.has(s)).at(-1);
+  const lines = [
+    '    classDef visited fill:#dbeafe,stroke:#1d4ed8,stroke-width:2px,color:#0b1f44',
+    '    classDef current fill:#1d4ed8,stroke:#0b1f44,stroke-width:3px,color:#ffffff',
+  ];
+  const before = path.filter((s) => s !== current);
+  if (before.length) lines.push(`    class ${before.join(',')} visited`);
+  if (current) lines.push(`    class ${current} current`);
+  return toMermaid() + lines.join('\n') + '\n';
+}

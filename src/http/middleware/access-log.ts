@@ -41,6 +41,8 @@ export function accessLog(logger: Logger): (req: Request, res: Response) => void
       partner_id: principal?.partner.id,
       environment: principal?.key.environment,
       error_code: locals.errorCode as string | undefined,
+      // The operators' console: the session's log id (never its cookie).
+      console_session: locals.consoleSession as string | undefined,
     };
     if (status >= 500) log.error(line, 'request failed');
     else log.info(line, 'request');

@@ -1,0 +1,59 @@
+import type { Environment } from '../../domain/environment.js';
+import type { OrderStatus } from '../../domain/order/machine.js';
+import { orderStream } from '../../domain/order/events.js';
+import type { EventStore } from '../../ports/event-store.js';
+import type { FieldValue, Query } from '../../ports/read-model-store.js';
+import { ordersList, type OrderListEntry } from '../../../projections/orders-list.js';
+import type { ReadModels } from '../read-models.js';
+
+export interface RecentOrdersQuery {
+  limit: number;
+  status?: OrderStatus | undefined;
+  environment?: Environment | undefined;
+  partnerId?: string | undefined;
+}
+
+/** Where a search term matched: the operators' console says so beside the results. */
+export type SearchMatch = 'order id' | 'order number' | 'partner reference' | 'partner' | 'nothing';
+
+/**
+ * Finding orders across every partner and environment, for operators (never partners: those see
+ * their own through OrderQueries). Served from the orders-list read model; an order id is also
+ * looked up in the log, so an order the read model has not absorbed yet is still found.
+ */
+export class OrderSearch {
+  constructor(private readonly deps: { readModels: ReadModels; events: EventStore }) {}
+
+  /** Newest first, filtered by status, environment and partner when given. */
+  async recent(q: RecentOrdersQuery): Promise<OrderListEntry[]> {
+    await this.deps.readModels.catchUp(ordersList.name);
+    const where: Record<string, FieldValue> = {};
+    if (q.status) where.status = q.status;
+    if (q.environment) where.environment = q.environment;
+    if (q.partnerId) where.partner_id = q.partnerId;
+    return this.find({ where, sort: { field: 'created_at', direction: 'desc' }, limit: q.limit });
+  }
+
+  /** One term tried as an order id, then an order number, a partner's reference, a partner id. */
+  async search(term: string, limit: number): Promise<{ match: SearchMatch; orders: OrderListEntry[] }> {
+    const { readModels, events } = this.deps;
+    await readModels.catchUp(ordersList.name);
+    const byId = await readModels.store.get<OrderListEntry>(ordersList.collection, term);
+    if (byId) return { match: 'order id', orders: [byId.doc] };
+    if ((await events.readStream(orderStream(term), { maxCount: 1 })).length) return { match: 'order id', orders: [] };
+    const newest = { sort: { field: 'created_at', direction: 'desc' as const }, limit };
+    for (const [match, field] of [
+      ['order number', 'order_number'],
+      ['partner reference', 'reference'],
+      ['partner', 'partner_id'],
+    ] as const) {
+      const orders = await this.find({ where: { [field]: term }, ...newest });
+      if (orders.length) return { match, orders };
+    }
+    return { match: 'nothing', orders: [] };
+  }
+
+  private async find(query: Query): Promise<OrderListEntry[]> {
+    return (await this.deps.readModels.store.find<OrderListEntry>(ordersList.collection, query)).map((r) => r.doc);
+  }
+}

@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
+import { sha256Hex } from '../../shared/ids.js';
+
+/**
+ * The console's files: its stylesheet and script (below, in this module) and mermaid's bundle
+ * from node_modules (only the order page loads it). Nothing comes from elsewhere: the console
+ * works offline.
+ */
+
+const CSS = `
+:root{--fg:#14181f;--muted:#4a5361;--line:#cdd3dc;--bg:#fff;--soft:#f3f5f8;--accent:#1747a6;--bad:#a3161a;--good:#16632f}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
+a{color:var(--accent)}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,summary:focus-visible{outline:3px solid #f0a400;outline-offset:2px}
+.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:4px 8px;z-index:2}
+header{display:flex;gap:1.5em;align-items:center;padding:.6em 1.2em;background:#0f2347;color:#fff;flex-wrap:wrap}
+header a{color:#fff}header nav ul{display:flex;gap:1.2em;list-style:none;margin:0;padding:0}
+header nav a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
+header form{margin-left:auto}
+main{padding:1em 1.2em;max-width:1280px}
+h1{font-size:1.45em;margin:.3em 0 .6em}h2{font-size:1.15em;margin:1.4em 0 .5em}
+table{border-collapse:collapse;width:100%;margin:.5em 0}
+th,td{border-bottom:1px solid var(--line);padding:.35em .5em;text-align:left;vertical-align:top}
+th{background:var(--soft);font-weight:600}
+code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
+pre{background:var(--soft);padding:.5em;overflow:auto;max-height:22em;margin:.3em 0}
+form.inline{display:inline}
+label{font-weight:600;margin-right:.3em}
+input,select,button{font:inherit;padding:.3em .5em;border:1px solid #7a8494;border-radius:4px}
+button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:pointer}
+button.danger{background:var(--bad);border-color:var(--bad)}
+.filters{display:flex;gap:1em;flex-wrap:wrap;align-items:end;margin:.5em 0}
+.filters div{display:flex;flex-direction:column}
+.status{display:inline-block;padding:0 .45em;border-radius:3px;background:#e3e8f0;font-weight:600}
+.ok{color:var(--good);font-weight:600}.bad{color:var(--bad);font-weight:600}.muted{color:var(--muted)}
+.notice{padding:.6em .8em;border-left:4px solid var(--accent);background:var(--soft);margin:.6em 0}
+.notice.bad{border-color:var(--bad)}
+.cols{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.5em}
+@media (max-width:1000px){.cols{grid-template-columns:1fr}}
+.replay{display:flex;gap:.6em;align-items:center;flex-wrap:wrap;margin:.5em 0}
+.replay input[type=range]{width:16em}
+tr.future{opacity:.45}
+tr.at{background:#fff6d6}
+.diagram{border:1px solid var(--line);padding:.5em;overflow:auto}
+.diagram svg{max-width:100%;height:auto}
+dl.state{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:.3em 0}
+dl.state dt{font-weight:600}dl.state dd{margin:0}
+progress{width:12em}
+.login{max-width:26em;margin:4em auto}
+.login input{width:100%;margin:.3em 0 .8em}
+`;
+
+const SCRIPT = `'use strict';
+// Progressive enhancement only: every page works without it.
+(function () {
+  var data = document.getElementById('replay-data');
+  var diagram = document.getElementById('machine-diagram');
+  var rendered = 0;
+  function draw(source) {
+    if (!diagram || !window.mermaid) return;
+    var id = 'machine-svg-' + ++rendered;
+    window.mermaid.render(id, source).then(function (r) {
+      diagram.innerHTML = r.svg;
+      diagram.setAttribute('data-rendered', String(rendered));
+    }, function (err) {
+      diagram.setAttribute('data-error', String(err && err.message || err));
+    });
+  }
+  if (window.mermaid) window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'neutral' });
+  if (data) {
+    var steps = JSON.parse(data.textContent);
+    var slider = document.getElementById('replay-slider');
+    var label = document.getElementById('replay-label');
+    var rows = document.querySelectorAll('tr[data-revision]');
+    var show = function (n) {
+      var s = steps[n];
+      if (!s) return;
+      slider.value = String(n);
+      label.textContent = 'After event #' + s.revision + ' (' + s.type + ')';
+      ['status', 'payment_status', 'total', 'refunded_total', 'rider', 'updated_at'].forEach(function (k) {
+        var el = document.getElementById('as-of-' + k);
+        if (el) el.textContent = s[k];
+      });
+      rows.forEach(function (r) {
+        var rev = Number(r.getAttribute('data-revision'));
+        r.classList.toggle('future', rev > s.revision);
+        r.classList.toggle('at', rev === s.revision);
+      });
+      var prev = document.getElementById('replay-prev');
+      var next = document.getElementById('replay-next');
+      if (prev) prev.setAttribute('href', '?after=' + Math.max(0, n - 1));
+      if (next) next.setAttribute('href', '?after=' + Math.min(steps.length - 1, n + 1));
+      history.replaceState(null, '', '?after=' + n);
+      draw(s.diagram);
+    };
+    slider.addEventListener('input', function () { show(Number(slider.value)); });
+    ['replay-prev', 'replay-next'].forEach(function (id) {
+      var a = document.getElementById(id);
+      if (a) a.addEventListener('click', function (e) {
+        e.preventDefault();
+        show(Number(slider.value) + (id === 'replay-prev' ? -1 : 1));
+      });
+    });
+    show(Number(slider.value));
+  } else if (diagram) {
+    draw(diagram.textContent);
+  }
+  var progress = document.querySelector('[data-poll]');
+  if (progress) {
+    var poll = function () {
+      fetch(progress.getAttribute('data-poll'), { credentials: 'same-origin' }).then(function (r) { return r.json(); }).then(function (list) {
+        var behind = false;
+        list.forEach(function (p) {
+          var row = document.querySelector('tr[data-projection="' + CSS.escape(p.name) + '"]');
+          if (!row) return;
+          row.querySelector('.position').textContent = p.position;
+          row.querySelector('.checkpoint').textContent = p.checkpoint;
+          row.querySelector('.head').textContent = p.head;
+          row.querySelector('.lag').textContent = p.lag;
+          var bar = row.querySelector('progress');
+          bar.max = Number(p.head) || 1;
+          bar.value = Number(p.position);
+          if (p.lag !== '0') behind = true;
+        });
+        if (behind) setTimeout(poll, 500);
+      });
+    };
+    poll();
+  }
+})();
+`;
+
+interface Asset {
+  body: Buffer;
+  gzipped: Buffer | undefined;
+  etag: string;
+  contentType: string;
+}
+
+function asset(contentType: string, read: () => Buffer, gzip = false): () => Asset {
+  let made: Asset | undefined;
+  return () => {
+    if (!made) {
+      const body = read();
+      made = {
+        body,
+        gzipped: gzip ? gzipSync(body) : undefined,
+        etag: `"${sha256Hex(body).slice(0, 32)}"`,
+        contentType,
+      };
+    }
+    return made;
+  };
+}
+
+const require = createRequire(import.meta.url);
+
+/** The files under /console/assets/, by name: a lookup in this table, never a path. */
+export const CONSOLE_ASSETS: Record<string, () => Asset> = {
+  'console.css': asset('text/css; charset=utf-8', () => Buffer.from(CSS)),
+  'console.js': asset('text/javascript; charset=utf-8', () => Buffer.from(SCRIPT)),
+  // 5.5 MB as it ships; gzipped once, on first use, to about a quarter of that.
+  'mermaid.js': asset(
+    'text/javascript; charset=utf-8',
+    () => fs.readFileSync(require.resolve('mermaid/dist/mermaid.min.js')),
+    true,
+  ),
+};

@@ -1,0 +1,697 @@
+import type { ApiKeyRecord, Partner } from '../../ports/partner-store.js';
+import type { RecordedEvent, StreamInfo } from '../../ports/event-store.js';
+import type { OrderView } from '../../domain/order/state.js';
+import { ORDER_STATUSES } from '../../domain/order/machine.js';
+import { toMajor } from '../../domain/money.js';
+import { toMermaidWithPath } from '../../domain/order/diagram.js';
+import type { DeliveryState } from '../../domain/webhook/delivery-state.js';
+import type { HistoryStep } from '../../application/orders/history.js';
+import type { OrderListEntry } from '../../../projections/orders-list.js';
+import type { SearchMatch } from '../../application/orders/order-search.js';
+import type { ProjectionStatus } from '../../application/read-models.js';
+import type { AuditReport } from '../../application/audit/verify.js';
+import { html, jsonBlock, raw, type Html } from './html.js';
+
+export type Section = 'orders' | 'streams' | 'read-side' | 'partners';
+
+const SECTIONS: Array<[Section, string]> = [
+  ['orders', 'Orders'],
+  ['streams', 'Streams'],
+  ['read-side', 'Read side'],
+  ['partners', 'Partners and keys'],
+];
+
+export interface Frame {
+  title: string;
+  section?: Section;
+  /** The session's CSRF token; absent on the login page. */
+  csrf?: string;
+  notice?: { text: string; bad?: boolean } | undefined;
+  /** Scripts besides console.js (the order page's mermaid). */
+  mermaid?: boolean;
+}
+
+/** Every page: navigation, the log-out form and the page's own content. */
+export function layout(frame: Frame, body: Html): string {
+  const nav = frame.csrf
+    ? html`<header>
+        <strong>Operations console</strong>
+        <nav aria-label="Sections">
+          <ul>
+            ${SECTIONS.map(
+              ([id, label]) =>
+                html`<li>
+                  <a href="/console/${id}" ${frame.section === id ? raw(' aria-current="page"') : ''}>${label}</a>
+                </li>`,
+            )}
+          </ul>
+        </nav>
+        <form method="post" action="/console/logout">
+          ${csrfField(frame.csrf)}<button type="submit">Log out</button>
+        </form>
+      </header>`
+    : html`<header><strong>Operations console</strong></header>`;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${frame.title} · Operations console</title>
+        <link rel="stylesheet" href="/console/assets/console.css" />
+        ${frame.mermaid ? raw('<script src="/console/assets/mermaid.js" defer></script>') : ''}
+        <script src="/console/assets/console.js" defer></script>
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>${nav}
+        <main id="main">
+          <h1>${frame.title}</h1>
+          ${frame.notice ? html`<p class="notice${frame.notice.bad ? ' bad' : ''}" role="status">${frame.notice.text}</p>` : ''}
+          ${body}
+        </main>
+      </body>
+    </html>`.text;
+}
+
+export const csrfField = (token: string): Html => html`<input type="hidden" name="csrf" value="${token}" />`;
+
+export function loginPage(message?: string): string {
+  return layout(
+    { title: 'Log in', notice: message ? { text: message, bad: true } : undefined },
+    html`<form class="login" method="post" action="/console/login">
+      <label for="token">Admin token</label>
+      <input id="token" name="token" type="password" autocomplete="current-password" required autofocus />
+      <button type="submit">Log in</button>
+      <p class="muted">The service's ADMIN_TOKEN. The session lasts until 8 hours without use.</p>
+    </form>`,
+  );
+}
+
+const money = (minor: number, o: Pick<OrderView, 'currency'>): string => `${toMajor(minor, o.currency)} ${o.currency}`;
+const status = (s: string | null): Html => html`<span class="status">${s ?? 'unknown'}</span>`;
+const options = (values: readonly string[], selected: string | undefined, any: string): Html =>
+  html`<option value="">${any}</option>
+    ${values.map((v) => html`<option value="${v}" ${v === selected ? raw(' selected') : ''}>${v}</option>`)}`;
+
+export interface OrdersPageInput {
+  q: string | undefined;
+  status: string | undefined;
+  environment: string | undefined;
+  partner: string | undefined;
+  match: SearchMatch | undefined;
+  orders: OrderListEntry[];
+}
+
+export function ordersPage(csrf: string, input: OrdersPageInput): string {
+  const heading = input.q
+    ? input.match === 'nothing'
+      ? html`<p class="notice bad" role="status">
+          No order matches “${input.q}” as an order id, order number, partner reference or partner id.
+        </p>`
+      : html`<h2>Orders whose ${input.match} is “${input.q}”</h2>`
+    : html`<h2>Recent orders</h2>`;
+  return layout(
+    { title: 'Orders', section: 'orders', csrf },
+    html`<form method="get" action="/console/orders" role="search" class="filters">
+        <div>
+          <label for="q">Order id, number, partner reference or partner id</label
+          ><input id="q" name="q" size="34" value="${input.q ?? ''}" />
+        </div>
+        <button type="submit">Find</button>
+      </form>
+      <form method="get" action="/console/orders" class="filters" aria-label="Filter recent orders">
+        <div>
+          <label for="status">Status</label
+          ><select id="status" name="status">
+            ${options(ORDER_STATUSES, input.status, 'any')}
+          </select>
+        </div>
+        <div>
+          <label for="environment">Environment</label
+          ><select id="environment" name="environment">
+            ${options(['live', 'sandbox'], input.environment, 'any')}
+          </select>
+        </div>
+        <div>
+          <label for="partner">Partner id</label><input id="partner" name="partner" value="${input.partner ?? ''}" />
+        </div>
+        <button type="submit">Filter</button>
+      </form>
+      ${heading}${orderTable(input.orders)}`,
+  );
+}
+
+function orderTable(orders: OrderListEntry[]): Html {
+  if (!orders.length) return html`<p class="muted">No orders.</p>`;
+  return html`<table>
+    <caption class="skip">
+      Orders
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Order</th>
+        <th scope="col">Number</th>
+        <th scope="col">Status</th>
+        <th scope="col">Environment</th>
+        <th scope="col">Partner</th>
+        <th scope="col">Reference</th>
+        <th scope="col">Total</th>
+        <th scope="col">Created</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${orders.map(
+        (o) =>
+          html`<tr>
+            <td><a href="/console/orders/${encodeURIComponent(o.id)}" class="mono">${o.id}</a></td>
+            <td>${o.order.order_number}</td>
+            <td>${status(o.status)}</td>
+            <td>${o.environment}</td>
+            <td class="mono">${o.partner_id}</td>
+            <td>${o.reference ?? ''}</td>
+            <td>${money(o.order.pricing.total, o.order)}</td>
+            <td>${o.created_at}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** What the replay shows of the order after one event (also the JSON the script steps through). */
+function asOf(step: HistoryStep) {
+  const o = step.order;
+  return {
+    revision: step.entry.revision,
+    type: step.entry.type,
+    status: step.entry.status_after ?? `refused: ${step.entry.error ?? ''}`,
+    payment_status: step.entry.payment_status_after ?? 'unknown',
+    total: o ? money(o.pricing.total, o) : 'unknown',
+    refunded_total: o ? money(o.refunded_total, o) : 'unknown',
+    rider: o?.rider ? `${o.rider.name} (${o.rider.vehicle})` : 'none',
+    updated_at: o?.updated_at ?? step.entry.at,
+  };
+}
+
+/** The machine's statuses an order went through up to step `n`: its path in the diagram. */
+const pathUpTo = (steps: HistoryStep[], n: number): string[] => [
+  'new',
+  ...steps.slice(0, n + 1).flatMap((s) => (s.entry.status_after ? [s.entry.status_after] : [])),
+];
+
+export interface OrderPageInput {
+  orderId: string;
+  steps: HistoryStep[];
+  /** Index into steps shown by the replay. */
+  at: number;
+  deliveries: DeliveryState[];
+  notice?: { text: string; bad?: boolean } | undefined;
+}
+
+export function orderPage(csrf: string, input: OrderPageInput): string {
+  const { steps, at, orderId } = input;
+  const now = steps.at(-1)!;
+  const order = now.order ?? steps.find((s) => s.order)?.order ?? null;
+  const shown = asOf(steps[at]!);
+  const replay = steps.map((s, i) => ({ ...asOf(s), diagram: toMermaidWithPath(pathUpTo(steps, i)) }));
+  const summary = order
+    ? html`<dl class="state">
+        <dt>Order number</dt>
+        <dd>${order.order_number}</dd>
+        <dt>Status now</dt>
+        <dd>${status(now.entry.status_after)}</dd>
+        <dt>Partner</dt>
+        <dd class="mono">${order.partner_id}</dd>
+        <dt>Environment</dt>
+        <dd>${order.environment}</dd>
+        <dt>Partner reference</dt>
+        <dd>${order.reference ?? 'none'}</dd>
+        <dt>Store</dt>
+        <dd>${order.store.name}</dd>
+        <dt>Fulfilment</dt>
+        <dd>${order.fulfilment}</dd>
+        <dt>Payment method</dt>
+        <dd>${order.payment_method}</dd>
+        <dt>Stream</dt>
+        <dd><a class="mono" href="/console/streams/order-${encodeURIComponent(orderId)}">order-${orderId}</a></dd>
+      </dl>`
+    : html`<p class="notice bad">The order machine refuses this history from its first event.</p>`;
+  const prev = Math.max(0, at - 1);
+  const next = Math.min(steps.length - 1, at + 1);
+  return layout(
+    { title: `Order ${orderId}`, section: 'orders', csrf, notice: input.notice, mermaid: true },
+    html`${summary}
+      <h2 id="replay-heading">Replay</h2>
+      <form method="get" class="replay" aria-labelledby="replay-heading">
+        <a id="replay-prev" href="?after=${prev}" aria-label="Previous event">◀ Previous</a>
+        <label for="replay-slider" class="skip">Event</label>
+        <input
+          id="replay-slider"
+          name="after"
+          type="range"
+          min="0"
+          max="${steps.length - 1}"
+          value="${at}"
+          aria-describedby="replay-label"
+        />
+        <a id="replay-next" href="?after=${next}" aria-label="Next event">Next ▶</a>
+        <noscript><button type="submit">Show</button></noscript>
+        <span id="replay-label" aria-live="polite">After event #${shown.revision} (${shown.type})</span>
+      </form>
+      <div class="cols">
+        <section aria-labelledby="as-of-heading">
+          <h2 id="as-of-heading">The order as it was</h2>
+          <dl class="state">
+            <dt>Status</dt>
+            <dd id="as-of-status">${shown.status}</dd>
+            <dt>Payment</dt>
+            <dd id="as-of-payment_status">${shown.payment_status}</dd>
+            <dt>Total</dt>
+            <dd id="as-of-total">${shown.total}</dd>
+            <dt>Refunded</dt>
+            <dd id="as-of-refunded_total">${shown.refunded_total}</dd>
+            <dt>Rider</dt>
+            <dd id="as-of-rider">${shown.rider}</dd>
+            <dt>Updated</dt>
+            <dd id="as-of-updated_at">${shown.updated_at}</dd>
+          </dl>
+        </section>
+        <section aria-labelledby="machine-heading">
+          <h2 id="machine-heading">Order machine, this order's path highlighted</h2>
+          <p class="muted">Path: ${pathUpTo(steps, at).join(' → ')}</p>
+          <pre class="diagram" id="machine-diagram" aria-label="State diagram of the order machine">
+${replay[at]!.diagram}</pre>
+        </section>
+      </div>
+      <script type="application/json" id="replay-data">
+        ${jsonBlock(replay)}
+      </script>
+      <h2>Events</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Time</th>
+            <th scope="col">Event</th>
+            <th scope="col">Actor</th>
+            <th scope="col">Correlation / causation</th>
+            <th scope="col">Status after</th>
+            <th scope="col">Payment after</th>
+            <th scope="col">Data</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${steps.map(
+            (s, i) =>
+              html`<tr
+                data-revision="${s.entry.revision}"
+                ${i > at ? raw(' class="future"') : i === at ? raw(' class="at"') : ''}
+              >
+                <td><a href="?after=${i}">${s.entry.revision}</a></td>
+                <td>${s.entry.at}</td>
+                <td>${s.entry.type}</td>
+                <td>${s.entry.actor ?? '?'}</td>
+                <td class="mono">
+                  ${String(s.entry.metadata.correlation_id ?? '')}<br />${String(s.entry.metadata.causation_id ?? '')}
+                </td>
+                <td>
+                  ${s.entry.status_after ? status(s.entry.status_after) : html`<span class="bad">refused: ${s.entry.error ?? ''}</span>`}
+                </td>
+                <td>${s.entry.payment_status_after ?? ''}</td>
+                <td>
+                  <details>
+                    <summary>data</summary>
+                    <pre>${JSON.stringify(s.entry.data, null, 2)}</pre>
+                  </details>
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <h2>Webhook deliveries</h2>
+      ${deliveryTable(csrf, orderId, input.deliveries)}`,
+  );
+}
+
+function deliveryTable(csrf: string, orderId: string, deliveries: DeliveryState[]): Html {
+  if (!deliveries.length)
+    return html`<p class="muted">No webhook deliveries for this order (no endpoint, or none in the last 30 days).</p>`;
+  return html`${[...deliveries]
+    .sort((a, b) => (a.order_revision ?? 0) - (b.order_revision ?? 0) || a.type_index - b.type_index)
+    .map(
+      (d) =>
+        html`<section class="delivery" data-delivery="${d.id}" aria-label="Delivery ${d.id}">
+          <h3>
+            ${d.event_type} <span class="muted">(event #${d.order_revision ?? '?'}, ${d.event_id})</span>:
+            ${html`<span class="status delivery-status">${d.status}</span>`}
+          </h3>
+          <p>
+            To <span class="mono">${d.url}</span>; ${d.attempt_count}
+            attempt(s)${d.next_attempt_at ? `; next at ${d.next_attempt_at}` : ''}${d.failure_reason ? `; failed: ${d.failure_reason}` : ''}.
+          </p>
+          ${
+            d.attempts.length
+              ? html`<table>
+                  <thead>
+                    <tr>
+                      <th scope="col">When</th>
+                      <th scope="col">Trigger</th>
+                      <th scope="col">Response</th>
+                      <th scope="col">Latency</th>
+                      <th scope="col">Reason</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${d.attempts.map(
+                      (a) =>
+                        html`<tr>
+                          <td>${a.at}</td>
+                          <td>${a.trigger}</td>
+                          <td class="${a.status !== null && a.status < 300 ? 'ok' : 'bad'}">
+                            ${a.status ?? 'no response'}
+                          </td>
+                          <td>${a.duration_ms} ms</td>
+                          <td>${a.error ?? ''}</td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>`
+              : ''
+          }
+          <form method="post" action="/console/deliveries/${encodeURIComponent(d.id)}/redeliver">
+            ${csrfField(csrf)} <input type="hidden" name="order_id" value="${orderId}" /><button type="submit">
+              Redeliver ${d.event_type}
+            </button>
+          </form>
+        </section>`,
+    )}`;
+}
+
+export function streamsPage(
+  csrf: string,
+  prefix: string,
+  limit: number,
+  streams: StreamInfo[],
+  uiUrl?: string,
+): string {
+  return layout(
+    { title: 'Streams', section: 'streams', csrf },
+    html`${uiUrl ? html`<p class="notice">The event store is EventStoreDB: its own UI is at <a href="${uiUrl}">${uiUrl}</a>.</p>` : ''}
+      <form method="get" action="/console/streams" class="filters">
+        <div>
+          <label for="prefix">Stream name starts with</label
+          ><input id="prefix" name="prefix" value="${prefix}" placeholder="order-" />
+        </div>
+        <div>
+          <label for="limit">At most</label
+          ><input id="limit" name="limit" type="number" min="1" max="1000" value="${limit}" />
+        </div>
+        <button type="submit">List</button>
+      </form>
+      ${
+        streams.length
+          ? html`<table>
+                <thead>
+                  <tr>
+                    <th scope="col">Stream</th>
+                    <th scope="col">Events</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${streams.map(
+                    (s) =>
+                      html`<tr>
+                        <td>
+                          <a class="mono" href="/console/streams/${encodeURIComponent(s.streamId)}">${s.streamId}</a>
+                        </td>
+                        <td>${s.lastRevision + 1}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+              ${streams.length >= limit ? html`<p><a href="/console/streams?prefix=${encodeURIComponent(prefix)}&limit=${Math.min(1000, limit * 2)}">Show more</a></p>` : ''}`
+          : html`<p class="muted">No streams.</p>`
+      }`,
+  );
+}
+
+export function streamPage(
+  csrf: string,
+  stream: string,
+  events: RecordedEvent[],
+  from: number,
+  count: number,
+  last: number,
+): string {
+  const pager = html`<nav aria-label="Pages" class="replay">
+    ${from > 0 ? html`<a href="?from=${Math.max(0, from - count)}&count=${count}">◀ Earlier</a>` : ''}
+    <span>Events #${from} to #${from + events.length - 1} of ${last + 1}</span> ${
+      from + count <= last ? html`<a href="?from=${from + count}&count=${count}">Later ▶</a>` : ''
+    }
+  </nav>`;
+  const orderId = stream.startsWith('order-') ? stream.slice('order-'.length) : undefined;
+  return layout(
+    { title: `Stream ${stream}`, section: 'streams', csrf },
+    html`${orderId ? html`<p><a href="/console/orders/${encodeURIComponent(orderId)}">This order's timeline, replay and webhooks</a></p>` : ''}
+      ${pager}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Position</th>
+            <th scope="col">Recorded</th>
+            <th scope="col">Type</th>
+            <th scope="col">Metadata</th>
+            <th scope="col">Data</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${events.map(
+            (e) =>
+              html`<tr>
+                <td>${e.revision}</td>
+                <td>${e.position}</td>
+                <td>${e.recordedAt.toISOString()}</td>
+                <td>${e.type}</td>
+                <td><pre>${JSON.stringify(e.metadata, null, 2)}</pre></td>
+                <td><pre>${JSON.stringify(e.data, null, 2)}</pre></td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      ${pager}`,
+  );
+}
+
+export interface ConsumerGroupStatus {
+  name: string;
+  lag: bigint;
+  parked: RecordedEvent[];
+}
+
+export function readSidePage(
+  csrf: string,
+  projections: ProjectionStatus[],
+  groups: ConsumerGroupStatus[],
+  notice?: { text: string; bad?: boolean },
+  audit?: AuditReport,
+): string {
+  return layout(
+    { title: 'Read side', section: 'read-side', csrf, notice },
+    html`<h2>Projections</h2>
+      <table data-poll="/console/read-side/status">
+        <thead>
+          <tr>
+            <th scope="col">Projection</th>
+            <th scope="col">Collection</th>
+            <th scope="col">Applied</th>
+            <th scope="col">Checkpoint</th>
+            <th scope="col">Log head</th>
+            <th scope="col">Lag</th>
+            <th scope="col">Progress</th>
+            <th scope="col">Rebuild</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${projections.map(
+            (p) =>
+              html`<tr data-projection="${p.name}">
+                <td>${p.name}</td>
+                <td>${p.collection}</td>
+                <td class="position">${p.position}</td>
+                <td class="checkpoint">${p.checkpoint}</td>
+                <td class="head">${p.head}</td>
+                <td class="lag">${p.lag}</td>
+                <td>
+                  <progress
+                    max="${Number(p.head) || 1}"
+                    value="${Number(p.position)}"
+                    aria-label="${p.name} applied of the log"
+                  ></progress>
+                </td>
+                <td>
+                  <form method="post" action="/console/read-side/${encodeURIComponent(p.name)}/rebuild">
+                    ${csrfField(csrf)}<button type="submit" class="danger">Rebuild ${p.name}</button>
+                  </form>
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <h2>Consumer groups</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Group</th>
+            <th scope="col">Lag</th>
+            <th scope="col">Parked events</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${groups.map(
+            (g) =>
+              html`<tr>
+                <td>${g.name}</td>
+                <td>${g.lag}</td>
+                <td>
+                  ${
+                    g.parked.length
+                      ? html`<ul>
+                          ${g.parked.map((e) => html`<li><a class="mono" href="/console/streams/${encodeURIComponent(e.streamId)}?from=${e.revision}&count=1">${e.streamId} #${e.revision}</a> ${e.type}</li>`)}
+                        </ul>`
+                      : 'none'
+                  }
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <h2>Audit</h2>
+      <p>
+        Replays the whole log into fresh read models and compares them with the ones this service serves (<code
+          >audit verify</code
+        >).
+      </p>
+      <form method="post" action="/console/read-side/audit">
+        ${csrfField(csrf)}<button type="submit">Run audit verify</button>
+      </form>
+      ${audit ? auditResult(audit) : ''}`,
+  );
+}
+
+function auditResult(r: AuditReport): Html {
+  const verdict = r.differences.length
+    ? html`<p class="bad" id="audit-verdict">FAILED: ${r.differences.length} difference(s)</p>`
+    : html`<p class="ok" id="audit-verdict">
+        OK: ${r.readModels.length} read models equal the replay (log up to position ${r.head})
+      </p>`;
+  return html`<section aria-label="Audit result">
+    ${verdict}
+    ${r.behind.map((name) => html`<p class="notice bad">${name} had not applied the whole log when compared.</p>`)}
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Read model</th>
+          <th scope="col">Replayed</th>
+          <th scope="col">Served</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${r.readModels.map(
+          (m) =>
+            html`<tr>
+              <td>${m.collection}</td>
+              <td>${m.replayed}</td>
+              <td>${m.served}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${
+      r.differences.length
+        ? html`<h3>Differences</h3>
+            <ul>
+              ${r.differences.map(
+                (d) =>
+                  html`<li>
+                    <span class="mono">${d.collection}/${d.id}</span>:
+                    ${
+                      d.kind === 'missing'
+                        ? 'missing (the replay has it, the service does not)'
+                        : d.kind === 'extra'
+                          ? 'extra (the service has it, the replay does not)'
+                          : html`differs
+                              <ul>
+                                ${d.fields.map((f) => html`<li><code>${f.path}</code>: replay <code>${JSON.stringify(f.expected)}</code>, served <code>${JSON.stringify(f.served)}</code></li>`)}
+                              </ul>`
+                    }
+                  </li>`,
+              )}
+            </ul>`
+        : ''
+    }
+  </section>`;
+}
+
+export function partnersPage(
+  csrf: string,
+  partners: Array<{ partner: Partner; keys: ApiKeyRecord[] }>,
+  notice?: { text: string; bad?: boolean },
+): string {
+  return layout(
+    { title: 'Partners and keys', section: 'partners', csrf, notice },
+    html`${partners.length ? '' : html`<p class="muted">No partners.</p>`}
+    ${partners.map(
+      ({ partner, keys }) =>
+        html`<section aria-labelledby="p-${partner.id}">
+          <h2 id="p-${partner.id}">${partner.name} <span class="muted mono">${partner.id}</span></h2>
+          <p><a href="/console/orders?partner=${encodeURIComponent(partner.id)}">Orders of this partner</a></p>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Key id</th>
+                <th scope="col">Key</th>
+                <th scope="col">Environment</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Rate limit</th>
+                <th scope="col">Created</th>
+                <th scope="col">Revoked</th>
+                <th scope="col"><span class="skip">Action</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${keys.map(
+                (k) =>
+                  html`<tr data-key="${k.id}">
+                    <td class="mono">${k.id}</td>
+                    <td class="mono">${k.hint}</td>
+                    <td>${k.environment}</td>
+                    <td>${k.scopes.join(', ')}</td>
+                    <td>${k.rate_limit_per_min}/min</td>
+                    <td>${k.created_at}</td>
+                    <td class="revoked">${k.revoked_at ?? 'active'}</td>
+                    <td>
+                      ${
+                        k.revoked_at
+                          ? ''
+                          : html`<form method="post" action="/console/keys/${encodeURIComponent(k.id)}/revoke">
+                              ${csrfField(csrf)}<button type="submit" class="danger" aria-label="Revoke key ${k.id}">
+                                Revoke
+                              </button>
+                            </form>`
+                      }
+                    </td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+        </section>`,
+    )}`,
+  );
+}
+
+export function errorPage(title: string, message: string, csrf?: string): string {
+  return layout(
+    { title, ...(csrf ? { csrf } : {}) },
+    html`<p>${message}</p>
+      <p><a href="/console/orders">Back to the console</a></p>`,
+  );
+}

@@ -1,0 +1,399 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { ApiError, isApiError } from '../../domain/errors.js';
+import { ORDER_STATUSES, type OrderStatus } from '../../domain/order/machine.js';
+import type { Environment } from '../../domain/environment.js';
+import type { EventStore } from '../../ports/event-store.js';
+import type { Logger } from '../../shared/logger.js';
+import type { ReadModels } from '../../application/read-models.js';
+import type { PartnerAdmin } from '../../application/partners.js';
+import type { OrderSearch } from '../../application/orders/order-search.js';
+import { readOrderHistory } from '../../application/orders/history.js';
+import { servedByReadModels, verifyReadModels } from '../../application/audit/verify.js';
+import type { WebhookDeliveries } from '../../webhooks/deliveries.js';
+import type { AuthThrottle } from '../middleware/auth.js';
+import { CONSOLE_ASSETS } from './assets.js';
+import { ConsoleSessions, sameSecret, type ConsoleSession } from './sessions.js';
+import {
+  errorPage,
+  loginPage,
+  orderPage,
+  ordersPage,
+  partnersPage,
+  readSidePage,
+  streamPage,
+  streamsPage,
+  type ConsumerGroupStatus,
+} from './pages.js';
+
+/** What the console reads and does: the same application services as the CLI and the /internal API. */
+export interface ConsoleDeps {
+  events: EventStore;
+  search: OrderSearch;
+  readModels: ReadModels;
+  deliveries: WebhookDeliveries;
+  partners: PartnerAdmin;
+  consumerGroups(): Promise<ConsumerGroupStatus[]>;
+  /** With EVENT_STORE=eventstoredb: where its own UI is, linked from the streams page. */
+  eventStoreUiUrl?: string | undefined;
+}
+
+export const CONSOLE_COOKIE = 'console_sid';
+
+/**
+ * Scripts and styles from /console/assets only; mermaid writes its SVG's styles inline, hence
+ * 'unsafe-inline' for styles (never for scripts). Forms post to the console only.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const NOTICES: Record<string, string> = {
+  redelivered: 'Redelivered: the attempt is the last one of the delivery below.',
+  revoked: 'Key revoked: requests with it are refused from now on (within a second on every replica).',
+  rebuilding: 'Rebuild started: the progress is below.',
+};
+
+const session = (res: Response): ConsoleSession => res.locals.console as ConsoleSession;
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+const int = (v: unknown, fallback: number, min: number, max: number): number => {
+  const n = typeof v === 'string' && /^\d{1,9}$/.test(v) ? Number(v) : fallback;
+  return Math.min(max, Math.max(min, n));
+};
+
+function cookieValue(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * The operations console under /console (only built when ADMIN_TOKEN is set): server-rendered
+ * pages over the application services, a session cookie from logging in with the admin token, and
+ * a synchronizer CSRF token on every form that changes something.
+ */
+export function consoleRouter(
+  deps: ConsoleDeps,
+  options: { adminToken: string; throttle: AuthThrottle; logger: Logger },
+): Router {
+  const sessions = new ConsoleSessions();
+  const log = options.logger.child({ component: 'console' });
+  const router = express.Router();
+  const send = (res: Response, status: number, page: string) =>
+    res.status(status).type('text/html; charset=utf-8').send(page);
+  const act = (res: Response, action: string, fields: Record<string, unknown>) =>
+    log.info(
+      { console_session: session(res).logId, request_id: res.locals.requestId as string, action, ...fields },
+      'console action',
+    );
+  const handle =
+    (fn: (req: Request, res: Response) => Promise<void>) =>
+    (req: Request, res: Response, next: NextFunction): void => {
+      fn(req, res).catch(next);
+    };
+
+  router.use((_req, res, next) => {
+    res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    next();
+  });
+
+  router.get('/console/assets/:file', (req, res) => {
+    const file = req.params.file;
+    const asset = Object.hasOwn(CONSOLE_ASSETS, file) ? CONSOLE_ASSETS[file]!() : undefined;
+    if (!asset) return void send(res, 404, errorPage('Not found', 'The console has no such file.'));
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('ETag', asset.etag);
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (req.fresh) return void res.status(304).end();
+    res.type(asset.contentType);
+    if (asset.gzipped && req.acceptsEncodings('gzip') === 'gzip') {
+      res.setHeader('Content-Encoding', 'gzip');
+      return void res.send(asset.gzipped);
+    }
+    res.send(asset.body);
+  });
+
+  // Pages and answers below hold operators' data: never stored by a browser or a proxy.
+  router.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  router.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
+
+  router.get('/console/login', (_req, res) => void send(res, 200, loginPage()));
+  router.post('/console/login', (req, res) => {
+    const token = text((req.body as Record<string, unknown> | undefined)?.token) ?? '';
+    try {
+      if (!sameSecret(token, options.adminToken))
+        options.throttle.failed(req, new ApiError('invalid_api_key', 'That is not the admin token.'));
+    } catch (err) {
+      if (!isApiError(err)) throw err;
+      return void send(res, err.status, loginPage(err.message));
+    }
+    const created = sessions.create();
+    res.locals.consoleSession = created.logId;
+    log.info({ console_session: created.logId, request_id: res.locals.requestId as string }, 'console login');
+    res.cookie(CONSOLE_COOKIE, created.secret, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: req.secure,
+      path: '/console',
+    });
+    res.redirect(303, '/console/orders');
+  });
+
+  // Everything else needs a session; a change needs the session's CSRF token too.
+  router.use((req, res, next) => {
+    const found = sessions.get(cookieValue(req, CONSOLE_COOKIE));
+    if (!found) {
+      if (req.method === 'GET') return void res.redirect(303, '/console/login');
+      return void send(res, 401, errorPage('Logged out', 'Log in again: this session is unknown or has expired.'));
+    }
+    res.locals.console = found;
+    res.locals.consoleSession = found.logId;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      const given = text((req.body as Record<string, unknown> | undefined)?.csrf) ?? '';
+      if (!sameSecret(given, found.csrf)) {
+        log.warn(
+          { console_session: found.logId, request_id: res.locals.requestId as string, path: req.path },
+          'console CSRF token refused',
+        );
+        return void send(
+          res,
+          403,
+          errorPage(
+            'Refused',
+            'This form is stale or did not come from the console: reload the page and try again.',
+            found.csrf,
+          ),
+        );
+      }
+    }
+    next();
+  });
+
+  router.post('/console/logout', (_req, res) => {
+    act(res, 'logout', {});
+    sessions.end(session(res));
+    res.clearCookie(CONSOLE_COOKIE, { path: '/console', httpOnly: true, sameSite: 'strict' });
+    res.redirect(303, '/console/login');
+  });
+
+  router.get('/console', (_req, res) => res.redirect(303, '/console/orders'));
+
+  router.get(
+    '/console/orders',
+    handle(async (req, res) => {
+      const q = text(req.query.q);
+      const statusFilter = ORDER_STATUSES.find((s) => s === req.query.status) as OrderStatus | undefined;
+      const environment = (['live', 'sandbox'] as const).find((e) => e === req.query.environment) as
+        Environment | undefined;
+      const partner = text(req.query.partner);
+      if (q) {
+        const found = await deps.search.search(q, 50);
+        if (found.match === 'order id') return res.redirect(303, `/console/orders/${encodeURIComponent(q)}`);
+        return void send(
+          res,
+          200,
+          ordersPage(session(res).csrf, { q, status: undefined, environment: undefined, partner: undefined, ...found }),
+        );
+      }
+      const orders = await deps.search.recent({ limit: 50, status: statusFilter, environment, partnerId: partner });
+      send(
+        res,
+        200,
+        ordersPage(session(res).csrf, { q, status: statusFilter, environment, partner, match: undefined, orders }),
+      );
+    }),
+  );
+
+  router.get(
+    '/console/orders/:order_id',
+    handle(async (req, res) => {
+      const orderId = String(req.params.order_id);
+      const steps = await readOrderHistory(deps.events, orderId);
+      const first = steps[0]?.order;
+      if (!steps.length || !first)
+        return void send(res, 404, errorPage('No such order', `No order with id ${orderId}.`, session(res).csrf));
+      const { deliveries } = await deps.deliveries.list(
+        { partnerId: first.partner_id, environment: first.environment },
+        { limit: 100, order_id: orderId },
+      );
+      const done = text(req.query.done);
+      const notice = done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined;
+      send(
+        res,
+        200,
+        orderPage(session(res).csrf, {
+          orderId,
+          steps,
+          at: int(req.query.after, steps.length - 1, 0, steps.length - 1),
+          deliveries,
+          notice,
+        }),
+      );
+    }),
+  );
+
+  router.post(
+    '/console/deliveries/:delivery_id/redeliver',
+    handle(async (req, res) => {
+      const deliveryId = String(req.params.delivery_id);
+      const orderId = text((req.body as Record<string, unknown>).order_id) ?? '';
+      const owner = (await readOrderHistory(deps.events, orderId))[0]?.order;
+      if (!owner)
+        return void send(res, 404, errorPage('No such order', `No order with id ${orderId}.`, session(res).csrf));
+      act(res, 'redeliver', { delivery_id: deliveryId, order_id: orderId });
+      const after = await deps.deliveries.redeliver(
+        { partnerId: owner.partner_id, environment: owner.environment },
+        deliveryId,
+        res.locals.requestId as string,
+      );
+      act(res, 'redelivered', {
+        delivery_id: deliveryId,
+        status: after.status,
+        attempt_status: after.attempts.at(-1)?.status ?? null,
+      });
+      res.redirect(303, `/console/orders/${encodeURIComponent(orderId)}?done=redelivered`);
+    }),
+  );
+
+  router.get(
+    '/console/streams',
+    handle(async (req, res) => {
+      const prefix = text(req.query.prefix) ?? '';
+      const limit = int(req.query.limit, 100, 1, 1000);
+      const streams = await deps.events.listStreams({ limit, ...(prefix ? { prefix } : {}) });
+      send(res, 200, streamsPage(session(res).csrf, prefix, limit, streams, deps.eventStoreUiUrl));
+    }),
+  );
+
+  router.get(
+    '/console/streams/:stream',
+    handle(async (req, res) => {
+      const stream = String(req.params.stream);
+      const count = int(req.query.count, 50, 1, 500);
+      const from = int(req.query.from, 0, 0, Number.MAX_SAFE_INTEGER);
+      const [last] = await deps.events.readStream(stream, { backwards: true, maxCount: 1 });
+      if (!last)
+        return void send(res, 404, errorPage('No such stream', `Stream ${stream} has no events.`, session(res).csrf));
+      const events = await deps.events.readStream(stream, { fromRevision: from, maxCount: count });
+      send(res, 200, streamPage(session(res).csrf, stream, events, from, count, last.revision));
+    }),
+  );
+
+  const readSide = async (
+    res: Response,
+    status: number,
+    notice?: { text: string; bad?: boolean },
+    audit?: Awaited<ReturnType<typeof verifyReadModels>>,
+  ) =>
+    send(
+      res,
+      status,
+      readSidePage(session(res).csrf, await deps.readModels.status(), await deps.consumerGroups(), notice, audit),
+    );
+
+  router.get(
+    '/console/read-side',
+    handle(async (req, res) => {
+      const done = text(req.query.done);
+      await readSide(res, 200, done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined);
+    }),
+  );
+  router.get(
+    '/console/read-side/status',
+    handle(async (_req, res) => {
+      res.json(await deps.readModels.status());
+    }),
+  );
+  router.post(
+    '/console/read-side/:name/rebuild',
+    handle(async (req, res) => {
+      const name = String(req.params.name);
+      act(res, 'rebuild', { projection: name });
+      await deps.readModels.runner(name).rebuild();
+      res.redirect(303, '/console/read-side?done=rebuilding');
+    }),
+  );
+  router.post(
+    '/console/read-side/audit',
+    handle(async (_req, res) => {
+      act(res, 'audit verify', {});
+      const report = await verifyReadModels(deps.events, servedByReadModels(deps.readModels, 'this service'), {
+        waitMs: 10_000,
+      });
+      act(res, 'audit verified', { differences: report.differences.length, head: report.head.toString() });
+      await readSide(res, 200, undefined, report);
+    }),
+  );
+
+  router.get(
+    '/console/partners',
+    handle(async (_req, res) => {
+      const partners = await deps.partners.listPartners();
+      const withKeys = await Promise.all(
+        partners.map(async (partner) => ({ partner, keys: await deps.partners.listKeys(partner.id) })),
+      );
+      const done = text(_req.query.done);
+      send(
+        res,
+        200,
+        partnersPage(
+          session(res).csrf,
+          withKeys,
+          done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined,
+        ),
+      );
+    }),
+  );
+  router.post(
+    '/console/keys/:key_id/revoke',
+    handle(async (req, res) => {
+      const keyId = String(req.params.key_id);
+      act(res, 'revoke key', { key_id: keyId });
+      if (!(await deps.partners.revokeKey(keyId)))
+        return void send(res, 404, errorPage('No such key', `No key with id ${keyId}.`, session(res).csrf));
+      res.redirect(303, '/console/partners?done=revoked');
+    }),
+  );
+
+  router.use(
+    (_req, res) =>
+      void send(
+        res,
+        404,
+        errorPage(
+          'Not found',
+          'The console has no such page.',
+          (res.locals.console as ConsoleSession | undefined)?.csrf,
+        ),
+      ),
+  );
+  // Errors answer as pages, never the API's JSON envelope: an ApiError says what went wrong.
+  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const csrf = (res.locals.console as ConsoleSession | undefined)?.csrf;
+    if (isApiError(err)) return void send(res, err.status, errorPage('Not done', err.message, csrf));
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      return void send(res, status, errorPage('Refused', 'The request could not be read.', csrf));
+    log.error(
+      { err, console_session: (res.locals.console as ConsoleSession | undefined)?.logId },
+      'console request failed',
+    );
+    send(res, 500, errorPage('Failed', 'Something went wrong; the log has the details.', csrf));
+  });
+  return router;
+}

@@ -1,0 +1,207 @@
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { placeOrder } from '../support/orders.js';
+import { register, startReceiver, startWebhookService, type Receiver } from './webhooks-fixture.js';
+import { CONSOLE_COOKIE } from '../../src/http/console/router.js';
+
+// The operators' console, without a browser: who gets in, what a change needs, what pages never
+// show. test/browser/console.test.ts drives the same pages in Chromium.
+
+const ADMIN_TOKEN = 'console-test-admin-token-0123456789abcdef';
+
+/** The session cookie of a successful login, and the CSRF token of the page it lands on. */
+async function login(app: Parameters<typeof supertest.agent>[0]) {
+  const agent = supertest.agent(app);
+  const res = await agent.post('/console/login').type('form').send({ token: ADMIN_TOKEN });
+  expect(res.status).toBe(303);
+  const page = await agent.get('/console/partners');
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  expect(csrf).toBeTruthy();
+  return { agent, csrf: csrf!, setCookie: res.headers['set-cookie'] as unknown as string[] };
+}
+
+describe('console when ADMIN_TOKEN is not set', () => {
+  let t: TestService;
+  beforeAll(async () => (t = await startTestService()));
+  afterAll(() => t.close());
+
+  it('when any console path is asked for, then it is 404 as any unknown path', async () => {
+    for (const path of ['/console', '/console/login', '/console/orders', '/console/assets/console.js']) {
+      expect((await supertest(t.service.app.express).get(path)).status, path).toBe(404);
+    }
+    // A form post is the API's to refuse (it takes JSON only): its envelope, no console page, no cookie.
+    const post = await supertest(t.service.app.express).post('/console/login').type('form').send({ token: 'x' });
+    expect(post.status).toBe(415);
+    expect(post.headers['content-type']).toMatch(/^application\/json/);
+    expect(post.headers['set-cookie']).toBeUndefined();
+    const json = await supertest(t.service.app.express).post('/console/login').send({ token: 'x' });
+    expect(json.status).toBe(404);
+  });
+});
+
+describe('console with ADMIN_TOKEN', () => {
+  let t: Awaited<ReturnType<typeof startWebhookService>>;
+  let partner: TestPartner;
+  let receiver: Receiver;
+  let secret: string;
+  let app: TestService['service']['app']['express'];
+
+  beforeAll(async () => {
+    t = await startWebhookService({ env: { ADMIN_TOKEN, AUTH_FAILURES_PER_MIN: '3', TRUST_PROXY: 'loopback' } });
+    app = t.service.app.express;
+    partner = await t.partner('Console Partner');
+    receiver = await startReceiver();
+    secret = await register(t, partner.sandbox, receiver.url);
+    expect((await placeOrder(t.http, partner.sandbox, { reference: 'console-ref-1' })).status).toBe(201);
+    await receiver.waitFor(1);
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  it('when there is no session, then pages redirect to the login and changes are refused with 401', async () => {
+    const page = await supertest(app).get('/console/orders');
+    expect(page.status).toBe(303);
+    expect(page.headers.location).toBe('/console/login');
+    const revoke = await supertest(app)
+      .post(`/console/keys/${partner.liveKeyId}/revoke`)
+      .type('form')
+      .send({ csrf: 'x' });
+    expect(revoke.status).toBe(401);
+    expect((await t.stores.partners.listKeys(partner.id)).every((k) => k.revoked_at === null)).toBe(true);
+    // A made-up cookie is no session either.
+    const forged = await supertest(app).get('/console/orders').set('Cookie', `${CONSOLE_COOKIE}=forged`);
+    expect(forged.status).toBe(303);
+  });
+
+  it('when the login page is served, then it carries the CSP, no-store and frame refusals', async () => {
+    const res = await supertest(app).get('/console/login');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(res.headers['content-security-policy']).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.text).not.toMatch(/<script>/); // no inline script
+  });
+
+  it('when the login succeeds, then the cookie is HttpOnly, SameSite=Strict, Path=/console, and Secure over HTTPS', async () => {
+    const { setCookie } = await login(app);
+    const cookie = setCookie.find((c) => c.startsWith(`${CONSOLE_COOKIE}=`))!;
+    expect(cookie).toMatch(/; HttpOnly/);
+    expect(cookie).toMatch(/; SameSite=Strict/);
+    expect(cookie).toMatch(/; Path=\/console/);
+    expect(cookie).not.toMatch(/; Secure/);
+    expect(cookie).not.toContain(ADMIN_TOKEN);
+    // Behind a trusted proxy that terminated TLS (TRUST_PROXY=loopback here).
+    const https = await supertest(app)
+      .post('/console/login')
+      .set('X-Forwarded-Proto', 'https')
+      .type('form')
+      .send({ token: ADMIN_TOKEN });
+    expect(https.headers['set-cookie']![0]).toMatch(/; Secure/);
+  });
+
+  it('when a wrong token is sent, then 401 with no cookie, and past AUTH_FAILURES_PER_MIN 429; the right token still gets in', async () => {
+    const wrong = () =>
+      supertest(app).post('/console/login').set('X-Forwarded-For', '203.0.113.9').type('form').send({ token: 'nope' });
+    for (let i = 0; i < 3; i++) {
+      const res = await wrong();
+      expect(res.status).toBe(401);
+      expect(res.headers['set-cookie']).toBeUndefined();
+      expect(res.text).toContain('That is not the admin token.');
+    }
+    const throttled = await wrong();
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    const right = await supertest(app)
+      .post('/console/login')
+      .set('X-Forwarded-For', '203.0.113.9')
+      .type('form')
+      .send({ token: ADMIN_TOKEN });
+    expect(right.status).toBe(303);
+  });
+
+  it('when an action comes without the session CSRF token, then 403 and nothing changes; with it, the key is revoked', async () => {
+    const { agent, csrf } = await login(app);
+    const other = await login(app);
+    expect(other.csrf).not.toBe(csrf);
+    const revoke = (body: Record<string, string>) =>
+      agent.post(`/console/keys/${partner.liveKeyId}/revoke`).type('form').send(body);
+    const head = await t.stores.events.headPosition();
+    for (const body of [{}, { csrf: 'wrong' }, { csrf: other.csrf }, { csrf: csrf.slice(0, -1) }]) {
+      const res = await revoke(body);
+      expect(res.status, JSON.stringify(body)).toBe(403);
+    }
+    const rebuild = await agent.post('/console/read-side/orders-list/rebuild').type('form').send({ csrf: 'wrong' });
+    expect(rebuild.status).toBe(403);
+    expect(
+      (await t.stores.partners.listKeys(partner.id)).find((k) => k.id === partner.liveKeyId)!.revoked_at,
+    ).toBeNull();
+    expect(await t.stores.events.headPosition()).toBe(head);
+
+    const done = await revoke({ csrf });
+    expect(done.status).toBe(303);
+    expect(
+      (await t.stores.partners.listKeys(partner.id)).find((k) => k.id === partner.liveKeyId)!.revoked_at,
+    ).not.toBeNull();
+  });
+
+  it('when every page is read, then no API key, key hash, webhook secret or admin token appears in any of them', async () => {
+    const { agent } = await login(app);
+    const keys = await t.stores.partners.listKeys(partner.id);
+    const secrets = [partner.live, partner.sandbox, secret, ADMIN_TOKEN, ...keys.map((k) => k.key_hash)];
+    const orderId = (await t.stores.events.listStreams({ prefix: 'order-' }))[0]!.streamId.slice('order-'.length);
+    const streams = (await t.stores.events.listStreams({ limit: 1000 })).map((s) => s.streamId);
+    const paths = [
+      '/console/orders',
+      '/console/orders?q=console-ref-1',
+      `/console/orders?partner=${partner.id}`,
+      `/console/orders/${orderId}`,
+      '/console/streams',
+      ...streams.map((s) => `/console/streams/${encodeURIComponent(s)}`),
+      '/console/read-side',
+      '/console/read-side/status',
+      '/console/partners',
+    ];
+    for (const path of paths) {
+      const res = await agent.get(path);
+      expect(res.status, path).toBe(200);
+      for (const s of secrets) expect(res.text, `${path} shows a secret`).not.toContain(s);
+      expect(res.headers['cache-control'], path).toBe('no-store');
+    }
+    // The key hints are there instead (prefix and last four characters).
+    expect((await agent.get('/console/partners')).text).toContain(partner.sandbox.slice(-4));
+  });
+
+  it('when the search term is an order number, a partner reference or a partner id, then the order is listed', async () => {
+    const { agent } = await login(app);
+    const order = (await t.stores.events.listStreams({ prefix: 'order-' }))[0]!.streamId.slice('order-'.length);
+    const stored = await t.service.services.readModels.store.get<{ order_number: string }>('orders', order);
+    for (const [q, match] of [
+      [stored!.doc.order_number, 'order number'],
+      ['console-ref-1', 'partner reference'],
+      [partner.id, 'partner'],
+    ]) {
+      const res = await agent.get(`/console/orders?q=${encodeURIComponent(q!)}`);
+      expect(res.text, q).toContain(`Orders whose ${match} is`);
+      expect(res.text, q).toContain(`/console/orders/${order}`);
+    }
+    const byId = await agent.get(`/console/orders?q=${order}`);
+    expect(byId.status).toBe(303);
+    expect(byId.headers.location).toBe(`/console/orders/${order}`);
+    expect((await agent.get('/console/orders?q=nothing-like-this')).text).toContain('No order matches');
+  });
+
+  it('when a value from the data holds markup, then the page shows it as text', async () => {
+    const { agent } = await login(app);
+    const res = await placeOrder(t.http, partner.sandbox, { reference: '<img src=x onerror=alert(1)>' });
+    expect(res.status).toBe(201);
+    const page = await agent.get(`/console/orders/${res.body.data.id as string}`);
+    expect(page.text).not.toContain('<img src=x');
+    expect(page.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+});
