@@ -129,7 +129,7 @@ describe('console with ADMIN_TOKEN', () => {
     const { agent, csrf } = await login(app);
     const other = await login(app);
     expect(other.csrf).not.toBe(csrf);
-    const revoke = (body: Record<string, string>) =>
+    const revoke = (body: { csrf?: string }) =>
       agent.post(`/console/keys/${partner.liveKeyId}/revoke`).type('form').send(body);
     const head = await t.stores.events.headPosition();
     for (const body of [{}, { csrf: 'wrong' }, { csrf: other.csrf }, { csrf: csrf.slice(0, -1) }]) {

@@ -15,7 +15,7 @@ function render(v: Value): string {
   if (v instanceof Html) return v.text;
   if (Array.isArray(v)) return v.map(render).join('');
   if (v === null || v === undefined || v === false) return '';
-  return escapeHtml(String(v as string | number | bigint | true));
+  return escapeHtml(String(v));
 }
 
 /** A template whose every interpolated value is escaped, except markup made by `html` itself. */

@@ -86,6 +86,9 @@ export function loginPage(message?: string): string {
   );
 }
 
+/** A metadata id as stored: any JSON (the store keeps what it is given), shown as text. */
+const idText = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
 const money = (minor: number, o: Pick<OrderView, 'currency'>): string => `${toMajor(minor, o.currency)} ${o.currency}`;
 const status = (s: string | null): Html => html`<span class="status">${s ?? 'unknown'}</span>`;
 const options = (values: readonly string[], selected: string | undefined, any: string): Html =>
@@ -310,7 +313,7 @@ ${replay[at]!.diagram}</pre>
                 <td>${s.entry.type}</td>
                 <td>${s.entry.actor ?? '?'}</td>
                 <td class="mono">
-                  ${String(s.entry.metadata.correlation_id ?? '')}<br />${String(s.entry.metadata.causation_id ?? '')}
+                  ${idText(s.entry.metadata.correlation_id)}<br />${idText(s.entry.metadata.causation_id)}
                 </td>
                 <td>
                   ${s.entry.status_after ? status(s.entry.status_after) : html`<span class="bad">refused: ${s.entry.error ?? ''}</span>`}

@@ -197,9 +197,10 @@ export function consoleRouter(
     '/console/orders',
     handle(async (req, res) => {
       const q = text(req.query.q);
-      const statusFilter = ORDER_STATUSES.find((s) => s === req.query.status) as OrderStatus | undefined;
-      const environment = (['live', 'sandbox'] as const).find((e) => e === req.query.environment) as
-        Environment | undefined;
+      const statusFilter: OrderStatus | undefined = ORDER_STATUSES.find((s) => s === req.query.status);
+      const environment: Environment | undefined = (['live', 'sandbox'] as const).find(
+        (e) => e === req.query.environment,
+      );
       const partner = text(req.query.partner);
       if (q) {
         const found = await deps.search.search(q, 50);
