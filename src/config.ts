@@ -31,6 +31,10 @@ export const configSchema = z
       .transform((url) => url.replace(/^(kurrentdb|kdb)(?=(\+discover)?:\/\/)/, 'esdb'))
       .optional()
       .describe('EventStoreDB connection string, required when EVENT_STORE=eventstoredb.'),
+    EVENTSTORE_UI_URL: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe("EventStoreDB's web UI, linked from the console's streams page when EVENT_STORE=eventstoredb."),
     READ_STORE: z
       .enum(['embedded', 'mongodb'])
       .default('embedded')
@@ -45,7 +49,7 @@ export const configSchema = z
       .string()
       .min(24, 'must be at least 24 characters')
       .optional()
-      .describe('Bearer token for the /internal operations API; the API is disabled when unset.'),
+      .describe('Bearer token for the /internal operations API and the /console login; both are disabled when unset.'),
     WEBHOOKS_ALLOW_PRIVATE_URLS: bool
       .default(false)
       .describe('Allow http:// and loopback/private webhook hosts. For local testing only.'),

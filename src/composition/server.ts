@@ -155,6 +155,7 @@ export async function buildService(
       readModels: services.readModels,
       deliveries: webhooks.deliveries,
       partners: new PartnerAdmin(stores.partners, deps.clock, config.DEFAULT_RATE_LIMIT_PER_MIN),
+      eventStoreUiUrl: config.EVENT_STORE === 'eventstoredb' ? config.EVENTSTORE_UI_URL : undefined,
       consumerGroups: async () => [
         { name: AUTO_ACCEPT_GROUP, lag: await autoAccept.lag(), parked: await autoAccept.parked() },
         {

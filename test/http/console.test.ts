@@ -1,9 +1,18 @@
+import fs from 'node:fs';
 import supertest from 'supertest';
+import { loadConfig } from '../../src/config.js';
+import { openStores, type Stores } from '../../src/composition/stores.js';
+import { buildService, type Service } from '../../src/composition/server.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { ManualClock } from '../../src/shared/clock.js';
+import { PartnerAdmin } from '../../src/application/partners.js';
+import { jsonLineSink, type LogLine } from '../support/log-sink.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
 import { placeOrder } from '../support/orders.js';
 import { register, startReceiver, startWebhookService, type Receiver } from './webhooks-fixture.js';
 import { CONSOLE_COOKIE } from '../../src/http/console/router.js';
+import { streamsPage } from '../../src/http/console/pages.js';
 
 // The operators' console, without a browser: who gets in, what a change needs, what pages never
 // show. test/browser/console.test.ts drives the same pages in Chromium.
@@ -203,5 +212,53 @@ describe('console with ADMIN_TOKEN', () => {
     const page = await agent.get(`/console/orders/${res.body.data.id as string}`);
     expect(page.text).not.toContain('<img src=x');
     expect(page.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+});
+
+describe('console logging', () => {
+  const lines: LogLine[] = [];
+  let dataDir: string;
+  let stores: Stores;
+  let service: Service;
+
+  beforeAll(async () => {
+    dataDir = tempDataDir();
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SQLITE_SYNCHRONOUS: 'NORMAL', ADMIN_TOKEN });
+    stores = await openStores(config);
+    const logger = createLogger({ level: 'info', destination: jsonLineSink(lines) });
+    service = await buildService(config, stores, { logger, clock: new ManualClock() });
+  });
+  afterAll(async () => {
+    await service.stop();
+    await stores.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("when an operator acts, then each request and the action are logged with the session's log id, never its cookie", async () => {
+    const admin = new PartnerAdmin(stores.partners, new ManualClock(), 60);
+    const { live } = await admin.createPartner({ name: 'Logged Partner' });
+    const { agent, csrf, setCookie } = await login(service.app.express);
+    const cookie = /^[^=]+=([^;]+)/.exec(setCookie[0]!)![1]!;
+    expect((await agent.post(`/console/keys/${live.record.id}/revoke`).type('form').send({ csrf })).status).toBe(303);
+    const action = lines.find((l) => l.action === 'revoke key');
+    expect(action).toMatchObject({ key_id: live.record.id, console_session: expect.stringMatching(/^cs_/) });
+    const sessionId = action!.console_session;
+    const requests = lines.filter((l) => l.msg === 'request' && String(l.route ?? '').includes('/console'));
+    expect(requests.length).toBeGreaterThan(0);
+    expect(lines.filter((l) => l.console_session === sessionId && l.msg === 'request').length).toBeGreaterThanOrEqual(
+      2,
+    );
+    const all = JSON.stringify(lines);
+    expect(all).not.toContain(cookie);
+    expect(all).not.toContain(ADMIN_TOKEN);
+    expect(all).not.toContain(csrf);
+  });
+});
+
+describe('console streams page with EventStoreDB', () => {
+  it("when EVENTSTORE_UI_URL is configured, then the streams page links EventStoreDB's own UI", () => {
+    const page = streamsPage('csrf-token', '', 100, [], 'http://esdb.internal:2113/web/');
+    expect(page).toContain('<a href="http://esdb.internal:2113/web/">');
+    expect(streamsPage('csrf-token', '', 100, [])).not.toContain('EventStoreDB');
   });
 });
