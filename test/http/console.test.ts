@@ -243,7 +243,9 @@ describe('console logging', () => {
     const action = lines.find((l) => l.action === 'revoke key');
     expect(action).toMatchObject({ key_id: live.record.id, console_session: expect.stringMatching(/^cs_/) });
     const sessionId = action!.console_session;
-    const requests = lines.filter((l) => l.msg === 'request' && String(l.route ?? '').includes('/console'));
+    const requests = lines.filter(
+      (l) => l.msg === 'request' && typeof l.route === 'string' && l.route.includes('/console'),
+    );
     expect(requests.length).toBeGreaterThan(0);
     expect(lines.filter((l) => l.console_session === sessionId && l.msg === 'request').length).toBeGreaterThanOrEqual(
       2,
