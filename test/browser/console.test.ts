@@ -90,7 +90,12 @@ afterAll(async () => {
   await t?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: path.join(IMAGES, `console-${name}.png`) });
+/** Takes every screenshot; writes them over docs/images only with WRITE_SCREENSHOTS=1 (they change each run). */
+const shot = async (name: string) => {
+  const png = await page.screenshot();
+  expect(png.length).toBeGreaterThan(0);
+  if (process.env.WRITE_SCREENSHOTS === '1') fs.writeFileSync(path.join(IMAGES, `console-${name}.png`), png);
+};
 
 /** Bytes transferred (headers and bodies) for everything a navigation loads. */
 async function transferred(go: () => Promise<unknown>): Promise<number> {
@@ -112,6 +117,12 @@ describe
       expect(haveChromium, `${CHROMIUM} is required in CI`).toBe(true);
       await page.goto(`${base}/console`);
       expect(new URL(page.url()).pathname).toBe('/console/login');
+      // The token field is focused on arrival; Shift+Tab from it reaches the skip link.
+      expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('token');
+      await page.keyboard.press('Shift+Tab');
+      expect(await page.evaluate('document.activeElement && document.activeElement.textContent')).toBe(
+        'Skip to content',
+      );
       await page.getByLabel('Admin token').fill('not-the-token');
       await page.getByRole('button', { name: 'Log in' }).click();
       await page.getByText('That is not the admin token.').waitFor();
@@ -161,6 +172,12 @@ describe
       const plain = await context.request.get(`${base}/console/orders/${orderId}?after=0`);
       expect(await plain.text()).toMatch(/id="as-of-status">placed</);
       await page.getByRole('link', { name: 'Next event' }).click();
+      expect(await page.locator('#as-of-status').innerText()).toBe('confirmed');
+      // By keyboard: the slider moves with the arrow keys.
+      await page.locator('#replay-slider').focus();
+      await page.keyboard.press('ArrowLeft');
+      expect(await page.locator('#as-of-status').innerText()).toBe('placed');
+      await page.keyboard.press('ArrowRight');
       expect(await page.locator('#as-of-status').innerText()).toBe('confirmed');
     });
 

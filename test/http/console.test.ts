@@ -215,6 +215,62 @@ describe('console with ADMIN_TOKEN', () => {
   });
 });
 
+describe('console audit', () => {
+  let t: TestService;
+  beforeAll(async () => (t = await startTestService({ env: { ADMIN_TOKEN } })));
+  afterAll(() => t.close());
+
+  it('when a served document was tampered with, then audit verify from the console lists the field that differs', async () => {
+    const partner = await t.partner();
+    const placed = await placeOrder(t.http, partner.sandbox);
+    expect(placed.status).toBe(201);
+    const id = placed.body.data.id as string;
+    const { agent, csrf } = await login(t.service.app.express);
+    const clean = await agent.post('/console/read-side/audit').type('form').send({ csrf });
+    expect(clean.text).toMatch(/id="audit-verdict">\s*OK: /);
+
+    const store = t.service.services.readModels.store;
+    await t.service.services.readModels.catchUp('orders-list');
+    const stored = (await store.get<{ status: string }>('orders', id))!;
+    expect(await store.put('orders', { ...stored, doc: { ...stored.doc, status: 'delivered' } }, stored.seq)).toBe(
+      true,
+    );
+    const tampered = await agent.post('/console/read-side/audit').type('form').send({ csrf });
+    expect(tampered.status).toBe(200);
+    expect(tampered.text).toMatch(/id="audit-verdict">\s*FAILED: 1 difference/);
+    expect(tampered.text).toContain(`orders/${id}`);
+    expect(tampered.text).toContain(
+      `<code>doc.status</code>: replay <code>&quot;${stored.doc.status}&quot;</code>, served <code>&quot;delivered&quot;</code>`,
+    );
+  });
+});
+
+describe('console order page of a refused history', () => {
+  let t: TestService;
+  beforeAll(async () => (t = await startTestService({ env: { ADMIN_TOKEN } })));
+  afterAll(() => t.close());
+
+  it('when the machine refuses an order stream from its first event, then the page shows the events and the refusal', async () => {
+    await t.stores.events.append(
+      'order-ord_refused1',
+      [
+        {
+          type: 'OrderAccepted',
+          data: { at: '2026-11-21T12:00:00.000Z' },
+          metadata: { actor: 'support', schema_version: 1 },
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const { agent } = await login(t.service.app.express);
+    const page = await agent.get('/console/orders/ord_refused1');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('The order machine refuses this history from its first event.');
+    expect(page.text).toMatch(/refused: /);
+    expect((await agent.get('/console/orders/ord_nothing_here')).status).toBe(404);
+  });
+});
+
 describe('console logging', () => {
   const lines: LogLine[] = [];
   let dataDir: string;

@@ -225,13 +225,16 @@ export function consoleRouter(
     handle(async (req, res) => {
       const orderId = String(req.params.order_id);
       const steps = await readOrderHistory(deps.events, orderId);
-      const first = steps[0]?.order;
-      if (!steps.length || !first)
+      if (!steps.length)
         return void send(res, 404, errorPage('No such order', `No order with id ${orderId}.`, session(res).csrf));
-      const { deliveries } = await deps.deliveries.list(
-        { partnerId: first.partner_id, environment: first.environment },
-        { limit: 100, order_id: orderId },
-      );
+      // A history the machine refuses from its first event is still shown (that is what needs looking into).
+      const first = steps[0]!.order;
+      const { deliveries } = first
+        ? await deps.deliveries.list(
+            { partnerId: first.partner_id, environment: first.environment },
+            { limit: 100, order_id: orderId },
+          )
+        : { deliveries: [] };
       const done = text(req.query.done);
       const notice = done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined;
       send(
