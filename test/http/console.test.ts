@@ -159,6 +159,24 @@ describe('console with ADMIN_TOKEN', () => {
     ).not.toBeNull();
   });
 
+  it('when any action is posted without the CSRF token, then each is 403 and the log does not move', async () => {
+    const { agent } = await login(app);
+    const head = await t.stores.events.headPosition();
+    for (const path of [
+      '/console/deliveries/whd_x/redeliver',
+      '/console/read-side/orders-list/rebuild',
+      '/console/read-side/audit',
+      `/console/keys/${partner.sandboxKeyId}/revoke`,
+      '/console/logout',
+    ]) {
+      const res = await agent.post(path).type('form').send({ order_id: 'x' });
+      expect(res.status, path).toBe(403);
+    }
+    expect(await t.stores.events.headPosition()).toBe(head);
+    // Still logged in: the refused log-out did nothing.
+    expect((await agent.get('/console/orders')).status).toBe(200);
+  });
+
   it('when every page is read, then no API key, key hash, webhook secret or admin token appears in any of them', async () => {
     const { agent } = await login(app);
     const keys = await t.stores.partners.listKeys(partner.id);

@@ -38,7 +38,7 @@ button.danger{background:var(--bad);border-color:var(--bad)}
 .ok{color:var(--good);font-weight:600}.bad{color:var(--bad);font-weight:600}.muted{color:var(--muted)}
 .notice{padding:.6em .8em;border-left:4px solid var(--accent);background:var(--soft);margin:.6em 0}
 .notice.bad{border-color:var(--bad)}
-.cols{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.5em}
+.cols{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,3fr);gap:1.5em}
 @media (max-width:1000px){.cols{grid-template-columns:1fr}}
 .replay{display:flex;gap:.6em;align-items:center;flex-wrap:wrap;margin:.5em 0}
 .replay input[type=range]{width:16em}
