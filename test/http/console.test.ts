@@ -289,6 +289,37 @@ describe('console order page of a refused history', () => {
   });
 });
 
+describe('console recent orders', () => {
+  let t: TestService;
+  beforeAll(async () => (t = await startTestService({ env: { ADMIN_TOKEN } })));
+  afterAll(() => t.close());
+
+  it('when there are more recent orders than a page, then "Older orders" pages through all of them once', async () => {
+    const partner = await t.partner();
+    const placed = new Set<string>();
+    for (let i = 0; i < 52; i++) {
+      const res = await placeOrder(t.http, partner.sandbox);
+      expect(res.status).toBe(201);
+      placed.add(res.body.data.id as string);
+    }
+    const { agent } = await login(t.service.app.express);
+    const seen: string[] = [];
+    let url: string | undefined = `/console/orders?environment=sandbox&partner=${partner.id}`;
+    while (url) {
+      const page = await agent.get(url);
+      expect(page.status).toBe(200);
+      seen.push(...[...page.text.matchAll(/<a href="\/console\/orders\/([^"]+)" class="mono">/g)].map((m) => m[1]!));
+      url = /<a href="(\/console\/orders\?[^"]*starting_after=[^"]+)">Older orders<\/a>/
+        .exec(page.text)?.[1]
+        ?.replace(/&amp;/g, '&');
+    }
+    expect(seen).toHaveLength(52);
+    expect(new Set(seen)).toEqual(placed);
+    const none = await agent.get('/console/orders?environment=live');
+    expect(none.text).toContain('No orders.');
+  });
+});
+
 describe('console logging', () => {
   const lines: LogLine[] = [];
   let dataDir: string;

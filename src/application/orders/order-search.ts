@@ -11,6 +11,8 @@ export interface RecentOrdersQuery {
   status?: OrderStatus | undefined;
   environment?: Environment | undefined;
   partnerId?: string | undefined;
+  /** The last order of the previous page: the page starts after it. */
+  startingAfter?: string | undefined;
 }
 
 /** Where a search term matched: the operators' console says so beside the results. */
@@ -31,7 +33,13 @@ export class OrderSearch {
     if (q.status) where.status = q.status;
     if (q.environment) where.environment = q.environment;
     if (q.partnerId) where.partner_id = q.partnerId;
-    return this.find({ where, sort: { field: 'created_at', direction: 'desc' }, limit: q.limit });
+    const query: Query = { where, sort: { field: 'created_at', direction: 'desc' }, limit: q.limit };
+    if (q.startingAfter) {
+      const cursor = await this.deps.readModels.store.get<OrderListEntry>(ordersList.collection, q.startingAfter);
+      if (!cursor) return [];
+      query.after = { value: cursor.doc.created_at, id: cursor.id };
+    }
+    return this.find(query);
   }
 
   /** One term tried as an order id, then an order number, a partner's reference, a partner id. */

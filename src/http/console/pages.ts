@@ -102,6 +102,8 @@ export interface OrdersPageInput {
   partner: string | undefined;
   match: SearchMatch | undefined;
   orders: OrderListEntry[];
+  /** The last order shown when there are older ones: the next page starts after it. */
+  older: string | undefined;
 }
 
 export function ordersPage(csrf: string, input: OrdersPageInput): string {
@@ -139,9 +141,21 @@ export function ordersPage(csrf: string, input: OrdersPageInput): string {
         </div>
         <button type="submit">Filter</button>
       </form>
-      ${heading}${orderTable(input.orders)}`,
+      ${heading}${orderTable(input.orders)}
+      ${input.older ? html`<p><a href="/console/orders?${olderQuery(input)}">Older orders</a></p>` : ''}`,
   );
 }
+
+/** The filters of this page and where the next one starts. */
+const olderQuery = (input: OrdersPageInput): string =>
+  new URLSearchParams(
+    Object.entries({
+      status: input.status,
+      environment: input.environment,
+      partner: input.partner,
+      starting_after: input.older,
+    }).filter((e): e is [string, string] => e[1] !== undefined),
+  ).toString();
 
 function orderTable(orders: OrderListEntry[]): Html {
   if (!orders.length) return html`<p class="muted">No orders.</p>`;

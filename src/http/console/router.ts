@@ -61,6 +61,9 @@ const NOTICES: Record<string, string> = {
   rebuilding: 'Rebuild started: the progress is below.',
 };
 
+/** Recent orders shown a page at a time. */
+const RECENT_PAGE = 50;
+
 const session = (res: Response): ConsoleSession => res.locals.console as ConsoleSession;
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 const int = (v: unknown, fallback: number, min: number, max: number): number => {
@@ -208,14 +211,36 @@ export function consoleRouter(
         return void send(
           res,
           200,
-          ordersPage(session(res).csrf, { q, status: undefined, environment: undefined, partner: undefined, ...found }),
+          ordersPage(session(res).csrf, {
+            q,
+            status: undefined,
+            environment: undefined,
+            partner: undefined,
+            older: undefined,
+            ...found,
+          }),
         );
       }
-      const orders = await deps.search.recent({ limit: 50, status: statusFilter, environment, partnerId: partner });
+      const startingAfter = text(req.query.starting_after);
+      const orders = await deps.search.recent({
+        limit: RECENT_PAGE + 1,
+        status: statusFilter,
+        environment,
+        partnerId: partner,
+        startingAfter,
+      });
       send(
         res,
         200,
-        ordersPage(session(res).csrf, { q, status: statusFilter, environment, partner, match: undefined, orders }),
+        ordersPage(session(res).csrf, {
+          q,
+          status: statusFilter,
+          environment,
+          partner,
+          match: undefined,
+          orders: orders.slice(0, RECENT_PAGE),
+          older: orders.length > RECENT_PAGE ? orders[RECENT_PAGE - 1]!.id : undefined,
+        }),
       );
     }),
   );
