@@ -85,6 +85,21 @@ describe('console with ADMIN_TOKEN', () => {
     expect(forged.status).toBe(303);
   });
 
+  it('when the assets are asked for, then mermaid comes gzipped from node_modules, revalidated by ETag; other names are 404', async () => {
+    const mermaid = await supertest(app).get('/console/assets/mermaid.js').set('Accept-Encoding', 'gzip');
+    expect(mermaid.status).toBe(200);
+    expect(mermaid.headers['content-encoding']).toBe('gzip');
+    expect(mermaid.headers['content-type']).toMatch(/^text\/javascript/);
+    const etag = mermaid.headers.etag as string;
+    const again = await supertest(app).get('/console/assets/mermaid.js').set('If-None-Match', etag);
+    expect(again.status).toBe(304);
+    const script = await supertest(app).get('/console/assets/console.js');
+    expect(script.status).toBe(200);
+    expect(script.text).toContain('replay-data');
+    for (const name of ['nope.js', '..%2Fpackage.json', 'constructor'])
+      expect((await supertest(app).get(`/console/assets/${name}`)).status, name).toBe(404);
+  });
+
   it('when the login page is served, then it carries the CSP, no-store and frame refusals', async () => {
     const res = await supertest(app).get('/console/login');
     expect(res.status).toBe(200);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
 import { sha256Hex } from '../../shared/ids.js';
 
 /**
@@ -140,26 +141,26 @@ interface Asset {
   contentType: string;
 }
 
-function asset(contentType: string, read: () => Buffer, gzip = false): () => Asset {
-  let made: Asset | undefined;
-  return () => {
-    if (!made) {
+/** Made on first use; the gzip runs on libuv's thread pool, so the service's event loop never waits for it. */
+function asset(contentType: string, read: () => Buffer, gzip = false): () => Promise<Asset> {
+  let made: Promise<Asset> | undefined;
+  return () =>
+    (made ??= (async () => {
       const body = read();
-      made = {
+      return {
         body,
-        gzipped: gzip ? gzipSync(body) : undefined,
+        gzipped: gzip ? await gzipAsync(body) : undefined,
         etag: `"${sha256Hex(body).slice(0, 32)}"`,
         contentType,
       };
-    }
-    return made;
-  };
+    })());
 }
 
+const gzipAsync = promisify(gzipCallback);
 const require = createRequire(import.meta.url);
 
 /** The files under /console/assets/, by name: a lookup in this table, never a path. */
-export const CONSOLE_ASSETS: Record<string, () => Asset> = {
+export const CONSOLE_ASSETS: Record<string, () => Promise<Asset>> = {
   'console.css': asset('text/css; charset=utf-8', () => Buffer.from(CSS)),
   'console.js': asset('text/javascript; charset=utf-8', () => Buffer.from(SCRIPT)),
   // 5.5 MB as it ships; gzipped once, on first use, to about a quarter of that.

@@ -112,21 +112,24 @@ export function consoleRouter(
     next();
   });
 
-  router.get('/console/assets/:file', (req, res) => {
-    const file = req.params.file;
-    const asset = Object.hasOwn(CONSOLE_ASSETS, file) ? CONSOLE_ASSETS[file]!() : undefined;
-    if (!asset) return void send(res, 404, errorPage('Not found', 'The console has no such file.'));
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('ETag', asset.etag);
-    res.setHeader('Vary', 'Accept-Encoding');
-    if (req.fresh) return void res.status(304).end();
-    res.type(asset.contentType);
-    if (asset.gzipped && req.acceptsEncodings('gzip') === 'gzip') {
-      res.setHeader('Content-Encoding', 'gzip');
-      return void res.send(asset.gzipped);
-    }
-    res.send(asset.body);
-  });
+  router.get(
+    '/console/assets/:file',
+    handle(async (req, res) => {
+      const file = String(req.params.file);
+      const asset = Object.hasOwn(CONSOLE_ASSETS, file) ? await CONSOLE_ASSETS[file]!() : undefined;
+      if (!asset) return void send(res, 404, errorPage('Not found', 'The console has no such file.'));
+      res.setHeader('Cache-Control', 'no-cache');
+      res.setHeader('ETag', asset.etag);
+      res.setHeader('Vary', 'Accept-Encoding');
+      if (req.fresh) return void res.status(304).end();
+      res.type(asset.contentType);
+      if (asset.gzipped && req.acceptsEncodings('gzip') === 'gzip') {
+        res.setHeader('Content-Encoding', 'gzip');
+        return void res.send(asset.gzipped);
+      }
+      res.send(asset.body);
+    }),
+  );
 
   // Pages and answers below hold operators' data: never stored by a browser or a proxy.
   router.use((_req, res, next) => {
