@@ -28,6 +28,12 @@ export const ordersList: Projection<OrderListEntry> = {
     { partner_id: 1, environment: 1, reference: 1 },
     { partner_id: 1, environment: 1, status: 1, created_at: -1 },
     { order_number: 1 },
+    // The operators' console (OrderSearch): across partners, newest first, with no filter or one.
+    { created_at: -1, _id: -1 },
+    { status: 1, created_at: -1, _id: -1 },
+    { environment: 1, created_at: -1, _id: -1 },
+    { partner_id: 1, created_at: -1, _id: -1 },
+    { reference: 1, created_at: -1, _id: -1 },
   ],
   documentId: (e) => orderIdOf(e.streamId),
   evolve: (doc, e) => ordersList.evolveAll!(doc, [e])!.doc,

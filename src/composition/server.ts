@@ -15,6 +15,9 @@ import { ReadModels } from '../application/read-models.js';
 import { OrderQueries } from '../application/orders/order-queries.js';
 import { OrderSearch } from '../application/orders/order-search.js';
 import { PartnerAdmin } from '../application/partners.js';
+import { AuditJob } from '../application/audit/audit-job.js';
+import { servedByReadModels } from '../application/audit/verify.js';
+import { auditRunner } from './audit-runner.js';
 import { WEBHOOK_DISPATCHER_GROUP } from '../webhooks/dispatcher.js';
 import { orderReadRoutes } from '../http/routes/order-reads.js';
 import { pingRoutes } from '../http/routes/ping.js';
@@ -63,6 +66,8 @@ export interface Service {
   webhooks: Webhooks;
   /** This service's metrics (its own registry); `metrics.scrape()` for METRICS_PORT. */
   metrics: PrometheusMetrics;
+  /** The console's `audit verify` job (tests hold it with its `gate`). */
+  audit: AuditJob;
 }
 
 /** Application services over the stores; shared by the server and the CLI. */
@@ -139,6 +144,17 @@ export async function buildService(
     // With METRICS_PORT the metrics are served there instead (src/main.ts), not on the API's port.
     ...(config.METRICS_PORT === undefined ? metricsRoutes({ scrape: () => metrics.scrape() }) : []),
   ];
+  // The replay runs in a worker thread with its own heap limit (audit-runner.ts).
+  const audit = new AuditJob({
+    run: auditRunner({
+      events: stores.events,
+      served: servedByReadModels(services.readModels, 'this replica'),
+      waitMs: 10_000,
+      now: () => deps.clock.now(),
+    }).run,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
   const app = createApp({
     logger: deps.logger,
     keys: new KeyResolver(stores.partners),
@@ -156,6 +172,9 @@ export async function buildService(
       deliveries: webhooks.deliveries,
       partners: new PartnerAdmin(stores.partners, deps.clock, config.DEFAULT_RATE_LIMIT_PER_MIN),
       eventStoreUiUrl: config.EVENT_STORE === 'eventstoredb' ? config.EVENTSTORE_UI_URL : undefined,
+      audit,
+      clock: deps.clock,
+      httpsOnly: config.PUBLIC_BASE_URL?.startsWith('https:') === true,
       consumerGroups: async () => [
         { name: AUTO_ACCEPT_GROUP, lag: await autoAccept.lag(), parked: await autoAccept.parked() },
         {
@@ -172,6 +191,7 @@ export async function buildService(
     services,
     webhooks,
     metrics,
+    audit,
     stop: async () => {
       services.catalog.stop();
       stopAutoAcceptLag();

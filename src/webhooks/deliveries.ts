@@ -81,6 +81,11 @@ export class WebhookDeliveries {
     return { deliveries: rows.slice(0, q.limit).map((r) => r.doc), has_more: rows.length > q.limit };
   }
 
+  /** A delivery whoever owns it, for operators (the console); undefined when there is none. */
+  async find(deliveryId: string): Promise<DeliveryState | undefined> {
+    return (await this.deps.log.load(deliveryId))?.state;
+  }
+
   /** Always current: folded from the delivery's own stream. */
   async get(owner: EndpointOwner, deliveryId: string): Promise<DeliveryState> {
     const loaded = await this.deps.log.load(deliveryId);

@@ -211,14 +211,26 @@ describe
       expect((await t.http.get('/v1/ping').set(bearer(partner.sandbox))).status).toBe(200);
     });
 
-    it('when audit verify runs, then it reports every read model equal to the replay; a rebuild catches up', async () => {
+    it('when audit verify runs, then the page follows it to its result; a rebuild replaces a tampered document', async () => {
       await page.getByRole('link', { name: 'Read side' }).click();
       await page.getByRole('button', { name: 'Run audit verify' }).click();
+      expect(new URL(page.url()).pathname).toBe('/console/read-side');
+      // The page polls the job and reloads itself once it has ended.
       await page.locator('#audit-verdict').waitFor({ timeout: RENDER_MS });
       expect(await page.locator('#audit-verdict').innerText()).toMatch(/^OK: \d+ read models equal the replay/);
       await shot('read-side');
+
+      // Only a rebuild (a fresh fold of the log) puts the served document back as the log has it.
+      const store = t.service.services.readModels.store;
+      const stored = (await store.get<{ status: string }>('orders', orderId))!;
+      expect(await store.put('orders', { ...stored, doc: { ...stored.doc, status: 'cancelled' } }, stored.seq)).toBe(
+        true,
+      );
       await page.getByRole('button', { name: 'Rebuild orders-list' }).click();
       await page.getByText('Rebuild started').waitFor();
+      await expect
+        .poll(async () => (await store.get<{ status: string }>('orders', orderId))!.doc.status, { timeout: RENDER_MS })
+        .toBe(stored.doc.status);
       await expect
         .poll(() => page.locator('tr[data-projection="orders-list"] .lag').innerText(), { timeout: RENDER_MS })
         .toBe('0');

@@ -13,6 +13,8 @@ import { placeOrder } from '../support/orders.js';
 import { register, startReceiver, startWebhookService, type Receiver } from './webhooks-fixture.js';
 import { CONSOLE_COOKIE } from '../../src/http/console/router.js';
 import { streamsPage } from '../../src/http/console/pages.js';
+import { MERMAID } from '../../src/http/console/assets.js';
+import { prepareConsoleAssets } from '../../src/http/console/prepare-assets.js';
 
 // The operators' console, without a browser: who gets in, what a change needs, what pages never
 // show. test/browser/console.test.ts drives the same pages in Chromium.
@@ -85,14 +87,26 @@ describe('console with ADMIN_TOKEN', () => {
     expect(forged.status).toBe(303);
   });
 
-  it('when the assets are asked for, then mermaid comes gzipped from node_modules, revalidated by ETag; other names are 404', async () => {
+  it("when the assets are asked for, then mermaid streams from disk, gzipped from the build's copy, each body with its own ETag; other names are 404", async () => {
+    await prepareConsoleAssets(); // what `npm run build` does
     const mermaid = await supertest(app).get('/console/assets/mermaid.js').set('Accept-Encoding', 'gzip');
     expect(mermaid.status).toBe(200);
     expect(mermaid.headers['content-encoding']).toBe('gzip');
     expect(mermaid.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(mermaid.headers['cache-control']).toBe('no-cache');
+    expect(Number(mermaid.headers['content-length'])).toBe(fs.statSync(MERMAID.gzipped).size);
     const etag = mermaid.headers.etag as string;
-    const again = await supertest(app).get('/console/assets/mermaid.js').set('If-None-Match', etag);
+    const again = await supertest(app)
+      .get('/console/assets/mermaid.js')
+      .set('Accept-Encoding', 'gzip')
+      .set('If-None-Match', etag);
     expect(again.status).toBe(304);
+    const plain = await supertest(app).get('/console/assets/mermaid.js').set('Accept-Encoding', 'identity');
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(Number(plain.headers['content-length'])).toBe(fs.statSync(MERMAID.plain()).size);
+    expect(plain.headers.etag).toBeTruthy();
+    expect(plain.headers.etag).not.toBe(etag);
     const script = await supertest(app).get('/console/assets/console.js');
     expect(script.status).toBe(200);
     expect(script.text).toContain('replay-data');
@@ -120,6 +134,8 @@ describe('console with ADMIN_TOKEN', () => {
     expect(cookie).toMatch(/; Path=\/console/);
     expect(cookie).not.toMatch(/; Secure/);
     expect(cookie).not.toContain(ADMIN_TOKEN);
+    // An absolute expiry, 8 hours from the login (the test service's clock).
+    expect(cookie).toMatch(/; Expires=/);
     // Behind a trusted proxy that terminated TLS (TRUST_PROXY=loopback here).
     const https = await supertest(app)
       .post('/console/login')
@@ -129,7 +145,7 @@ describe('console with ADMIN_TOKEN', () => {
     expect(https.headers['set-cookie']![0]).toMatch(/; Secure/);
   });
 
-  it('when a wrong token is sent, then 401 with no cookie, and past AUTH_FAILURES_PER_MIN 429; the right token still gets in', async () => {
+  it('when a wrong token is sent, then 401 with no cookie; past AUTH_FAILURES_PER_MIN every login is 429, the right token too', async () => {
     const wrong = () =>
       supertest(app).post('/console/login').set('X-Forwarded-For', '203.0.113.9').type('form').send({ token: 'nope' });
     for (let i = 0; i < 3; i++) {
@@ -141,12 +157,30 @@ describe('console with ADMIN_TOKEN', () => {
     const throttled = await wrong();
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    // Throttled, the token is not even compared: the right one gets the same answer as a wrong one.
     const right = await supertest(app)
       .post('/console/login')
       .set('X-Forwarded-For', '203.0.113.9')
       .type('form')
       .send({ token: ADMIN_TOKEN });
-    expect(right.status).toBe(303);
+    expect(right.status).toBe(429);
+    expect(Number(right.headers['retry-after'])).toBeGreaterThan(0);
+    expect(right.headers['set-cookie']).toBeUndefined();
+    const seconds = (text: string) => text.replace(/retry after \d+ s/, 'retry after N s');
+    expect(seconds(right.text)).toBe(seconds(throttled.text));
+    // Another address is not throttled; the token is taken as typed (not trimmed).
+    const padded = await supertest(app)
+      .post('/console/login')
+      .set('X-Forwarded-For', '203.0.113.10')
+      .type('form')
+      .send({ token: ` ${ADMIN_TOKEN}` });
+    expect(padded.status).toBe(401);
+    const other = await supertest(app)
+      .post('/console/login')
+      .set('X-Forwarded-For', '203.0.113.11')
+      .type('form')
+      .send({ token: ADMIN_TOKEN });
+    expect(other.status).toBe(303);
   });
 
   it('when an action comes without the session CSRF token, then 403 and nothing changes; with it, the key is revoked', async () => {
@@ -253,13 +287,57 @@ describe('console audit', () => {
   beforeAll(async () => (t = await startTestService({ env: { ADMIN_TOKEN } })));
   afterAll(() => t.close());
 
+  /** Starts an audit, waits for the job to end (no sleep: its own promise), and reads its page. */
+  async function audit(agent: ReturnType<typeof supertest.agent>, csrf: string) {
+    const started = await agent.post('/console/read-side/audit').type('form').send({ csrf });
+    expect(started.status).toBe(303);
+    expect(started.headers.location).toBe('/console/read-side?done=audit-started');
+    await t.service.audit.settled();
+    expect((await agent.get('/console/read-side/audit')).body).toMatchObject({ state: 'done' });
+    return agent.get('/console/read-side');
+  }
+
+  it('when an audit is running, then the page says since when, and a second start is refused with a notice', async () => {
+    const { agent, csrf } = await login(t.service.app.express);
+    let release!: () => void;
+    let runs = 0;
+    t.service.audit.gate = () => {
+      runs++;
+      return new Promise<void>((resolve) => (release = resolve));
+    };
+    try {
+      const first = await agent.post('/console/read-side/audit').type('form').send({ csrf });
+      expect(first.headers.location).toBe('/console/read-side?done=audit-started');
+      const status = (await agent.get('/console/read-side/audit')).body as { state: string; started_at: string };
+      expect(status.state).toBe('running');
+      const running = await agent.get('/console/read-side');
+      expect(running.text).toContain(`Audit running since ${status.started_at}`);
+      expect(running.text).toContain('data-audit-poll="/console/read-side/audit"');
+
+      const second = await agent.post('/console/read-side/audit').type('form').send({ csrf });
+      expect(second.status).toBe(303);
+      expect(second.headers.location).toBe('/console/read-side?done=audit-running');
+      expect((await agent.get(second.headers.location as string)).text).toContain('An audit is already running');
+      expect((await agent.get('/console/read-side/audit')).body).toEqual(status);
+      expect(runs).toBe(1);
+    } finally {
+      release();
+      await t.service.audit.settled();
+      t.service.audit.gate = undefined;
+    }
+    expect(runs).toBe(1);
+    const done = await agent.get('/console/read-side');
+    expect(done.text).toMatch(/id="audit-verdict">\s*OK: /);
+    expect(done.text).not.toContain('data-audit-poll');
+  });
+
   it('when a served document was tampered with, then audit verify from the console lists the field that differs', async () => {
     const partner = await t.partner();
     const placed = await placeOrder(t.http, partner.sandbox);
     expect(placed.status).toBe(201);
     const id = placed.body.data.id as string;
     const { agent, csrf } = await login(t.service.app.express);
-    const clean = await agent.post('/console/read-side/audit').type('form').send({ csrf });
+    const clean = await audit(agent, csrf);
     expect(clean.text).toMatch(/id="audit-verdict">\s*OK: /);
 
     const store = t.service.services.readModels.store;
@@ -268,7 +346,7 @@ describe('console audit', () => {
     expect(await store.put('orders', { ...stored, doc: { ...stored.doc, status: 'delivered' } }, stored.seq)).toBe(
       true,
     );
-    const tampered = await agent.post('/console/read-side/audit').type('form').send({ csrf });
+    const tampered = await audit(agent, csrf);
     expect(tampered.status).toBe(200);
     expect(tampered.text).toMatch(/id="audit-verdict">\s*FAILED: 1 difference/);
     expect(tampered.text).toContain(`orders/${id}`);
@@ -361,7 +439,30 @@ describe('console logging', () => {
     const cookie = /^[^=]+=([^;]+)/.exec(setCookie[0]!)![1]!;
     expect((await agent.post(`/console/keys/${live.record.id}/revoke`).type('form').send({ csrf })).status).toBe(303);
     const action = lines.find((l) => l.action === 'revoke key');
-    expect(action).toMatchObject({ key_id: live.record.id, console_session: expect.stringMatching(/^cs_/) });
+    expect(action).toMatchObject({
+      key_id: live.record.id,
+      outcome: 'revoked',
+      console_session: expect.stringMatching(/^cs_[0-9a-f]{12}$/),
+    });
+    // A refused action is logged with its outcome too, and every page view with what it showed.
+    expect((await agent.post('/console/keys/key_nothing/revoke').type('form').send({ csrf })).status).toBe(404);
+    expect(lines.find((l) => l.action === 'revoke key' && l.key_id === 'key_nothing')).toMatchObject({
+      outcome: 'not found',
+    });
+    expect((await agent.post('/console/deliveries/whd_nothing/redeliver').type('form').send({ csrf })).status).toBe(
+      404,
+    );
+    expect(lines.find((l) => l.action === 'redeliver')).toMatchObject({
+      delivery_id: 'whd_nothing',
+      outcome: 'not found',
+    });
+    expect((await agent.get('/console/orders/ord_logged_view')).status).toBe(404);
+    expect(lines.find((l) => l.msg === 'console view' && l.page === 'order')).toMatchObject({
+      order_id: 'ord_logged_view',
+      console_session: action!.console_session,
+    });
+    expect((await agent.get('/console/orders?q=some-term')).status).toBe(200);
+    expect(lines.find((l) => l.msg === 'console view' && l.page === 'search')).toMatchObject({ q: 'some-term' });
     const sessionId = action!.console_session;
     const requests = lines.filter(
       (l) => l.msg === 'request' && typeof l.route === 'string' && l.route.includes('/console'),
@@ -382,5 +483,127 @@ describe('console streams page with EventStoreDB', () => {
     const page = streamsPage('csrf-token', '', 100, [], 'http://esdb.internal:2113/web/');
     expect(page).toContain('<a href="http://esdb.internal:2113/web/">');
     expect(streamsPage('csrf-token', '', 100, [])).not.toContain('EventStoreDB');
+  });
+});
+
+describe('console sessions across replicas', () => {
+  // Two replicas of one deployment (same ADMIN_TOKEN, own processes' memory), a third with another token.
+  const clock = new ManualClock();
+  let a: TestService;
+  let b: TestService;
+  let other: TestService;
+  beforeAll(async () => {
+    [a, b, other] = await Promise.all([
+      startTestService({ env: { ADMIN_TOKEN }, clock }),
+      startTestService({ env: { ADMIN_TOKEN }, clock }),
+      startTestService({ env: { ADMIN_TOKEN: `${ADMIN_TOKEN}-rotated` }, clock }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close(), other?.close()]);
+  });
+
+  it('when an operator logs in on one replica, then another replica takes the cookie and the CSRF token; it ends after 8 hours', async () => {
+    const partner = await b.partner({ name: 'Replica Partner' });
+    const login = await supertest(a.service.app.express)
+      .post('/console/login')
+      .type('form')
+      .send({ token: ADMIN_TOKEN });
+    expect(login.status).toBe(303);
+    const cookie = (login.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0]!;
+    const csrfOn = async (t: TestService) =>
+      /name="csrf" value="([^"]+)"/.exec(
+        (await supertest(t.service.app.express).get('/console/partners').set('Cookie', cookie)).text,
+      )?.[1];
+    const csrf = await csrfOn(a);
+    expect(csrf).toBeTruthy();
+    expect(await csrfOn(b)).toBe(csrf);
+
+    const onB = supertest(b.service.app.express);
+    const revoked = await onB
+      .post(`/console/keys/${partner.liveKeyId}/revoke`)
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ csrf });
+    expect(revoked.status).toBe(303);
+    expect(
+      (await b.stores.partners.listKeys(partner.id)).find((k) => k.id === partner.liveKeyId)!.revoked_at,
+    ).not.toBeNull();
+
+    // Another ADMIN_TOKEN (a rotation) knows no session of the old one.
+    const rotated = await supertest(other.service.app.express).get('/console/partners').set('Cookie', cookie);
+    expect(rotated.status).toBe(303);
+    expect(rotated.headers.location).toBe('/console/login');
+    // A cookie whose expiry was pushed out no longer matches its MAC.
+    const [v, id, issued, expires, mac] = cookie.split('=')[1]!.split('.');
+    const stretched = `${CONSOLE_COOKIE}=${[v, id, issued, String(Number(expires) + 3_600_000), mac].join('.')}`;
+    expect((await onB.get('/console/partners').set('Cookie', stretched)).status).toBe(303);
+
+    // Absolute expiry: still in at 8 h less a second, out at 8 h, used or not.
+    clock.advance(8 * 60 * 60 * 1000 - 1000);
+    expect((await onB.get('/console/partners').set('Cookie', cookie)).status).toBe(200);
+    clock.advance(1000);
+    const expired = await onB.get('/console/partners').set('Cookie', cookie);
+    expect(expired.status).toBe(303);
+    expect(expired.headers.location).toBe('/console/login');
+    const late = await onB
+      .post(`/console/keys/${partner.sandboxKeyId}/revoke`)
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ csrf });
+    expect(late.status).toBe(401);
+  });
+});
+
+describe('console behind an https PUBLIC_BASE_URL', () => {
+  let t: TestService;
+  beforeAll(
+    async () => (t = await startTestService({ env: { ADMIN_TOKEN, PUBLIC_BASE_URL: 'https://orders.example.com' } })),
+  );
+  afterAll(() => t.close());
+
+  it('when logging in over plain HTTP to the service (TLS ended before it), then the cookie is Secure and pages send HSTS', async () => {
+    const res = await supertest(t.service.app.express).post('/console/login').type('form').send({ token: ADMIN_TOKEN });
+    expect(res.status).toBe(303);
+    expect((res.headers['set-cookie'] as unknown as string[])[0]).toMatch(/; Secure/);
+    const page = await supertest(t.service.app.express).get('/console/login');
+    expect(page.headers['strict-transport-security']).toBe('max-age=31536000');
+  });
+});
+
+describe('console stream pages of a bounded stream', () => {
+  let t: TestService;
+  beforeAll(async () => (t = await startTestService({ env: { ADMIN_TOKEN } })));
+  afterAll(() => t.close());
+
+  it('when a stream keeps only its newest events, then pages follow the revisions kept and a from past the end is 404', async () => {
+    const stream = 'console-bounded-1';
+    await t.stores.events.append(
+      stream,
+      Array.from({ length: 10 }, (_, i) => ({ type: 'Tick', data: { i }, metadata: { schema_version: 1 } })),
+      { expectedRevision: 'no_stream' },
+    );
+    await t.stores.events.setStreamMaxCount(stream, 4);
+    const { agent } = await login(t.service.app.express);
+    const revisions = (text: string) => [...text.matchAll(/<tr>\s*<td>(\d+)<\/td>/g)].map((m) => Number(m[1]));
+    const link = (text: string, label: string) =>
+      new RegExp(`<a href="(\\?from=\\d+&(?:amp;)?count=\\d+)">${label}`).exec(text)?.[1]?.replace(/&amp;/g, '&');
+
+    const first = await agent.get(`/console/streams/${stream}?count=3`);
+    expect(first.status).toBe(200);
+    expect(revisions(first.text)).toEqual([6, 7, 8]);
+    expect(first.text).toContain('Revisions #6 to #8 shown; last revision of the stream: #9');
+    expect(link(first.text, '◀ Earlier')).toBeUndefined();
+    expect(link(first.text, 'Later')).toBe('?from=9&count=3');
+
+    const second = await agent.get(`/console/streams/${stream}?from=9&count=3`);
+    expect(revisions(second.text)).toEqual([9]);
+    expect(link(second.text, 'Later')).toBeUndefined();
+    expect(link(second.text, '◀ Earlier')).toBe('?from=6&count=3');
+
+    expect((await agent.get(`/console/streams/${stream}?from=10`)).status).toBe(404);
+    const listing = await agent.get('/console/streams?prefix=console-bounded-');
+    expect(listing.text).toMatch(/<th scope="col">Last revision<\/th>/);
+    expect(listing.text).toMatch(/console-bounded-1<\/a>\s*<\/td>\s*<td>9<\/td>/);
   });
 });

@@ -15,7 +15,7 @@ export class Replay {
   private reached = 0n;
 
   constructor(
-    private readonly events: EventStore,
+    private readonly events: Pick<EventStore, 'readAll'>,
     readonly projections: readonly AnyProjection[] = PROJECTIONS,
   ) {
     for (const p of projections) this.collections.set(p.collection, new Map());

@@ -74,7 +74,7 @@ export interface AuditOptions {
  * new events and compares again, so only differences that stay are reported.
  */
 export async function verifyReadModels(
-  events: EventStore,
+  events: Pick<EventStore, 'headPosition' | 'readAll'>,
   served: ServedReadModels,
   options: AuditOptions = {},
 ): Promise<AuditReport> {

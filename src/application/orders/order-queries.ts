@@ -1,7 +1,7 @@
 import { ApiError } from '../../domain/errors.js';
 import type { OrderStatus } from '../../domain/order/machine.js';
 import type { OrderView } from '../../domain/order/state.js';
-import type { Query } from '../../ports/read-model-store.js';
+import { findOrderEntries } from './order-list-query.js';
 import type { Clock } from '../../shared/clock.js';
 import { ordersList, type OrderListEntry } from '../../../projections/orders-list.js';
 import { riderPositions, type RiderPositionDocument } from '../../../projections/rider-positions.js';
@@ -41,28 +41,21 @@ export class OrderQueries {
   async list(ctx: PartnerContext, q: OrderListQuery): Promise<{ orders: OrderView[]; has_more: boolean }> {
     const { readModels } = this.deps;
     await readModels.catchUp(ordersList.name);
-    const where = { partner_id: ctx.partnerId, environment: ctx.environment } as Record<string, string>;
-    if (q.reference !== undefined) where.reference = q.reference;
-    if (q.status !== undefined) where.status = q.status;
-    const query: Query = { where, sort: { field: 'created_at', direction: 'desc' }, limit: q.limit + 1 };
-    if (q.created_after !== undefined || q.created_before !== undefined) {
-      query.range = {
-        field: 'created_at',
-        ...(q.created_after ? { gt: q.created_after } : {}),
-        ...(q.created_before ? { lt: q.created_before } : {}),
-      };
-    }
-    if (q.starting_after !== undefined) {
-      const cursor = await readModels.store.get<OrderListEntry>(ordersList.collection, q.starting_after);
-      if (!cursor || cursor.doc.partner_id !== ctx.partnerId || cursor.doc.environment !== ctx.environment) {
-        throw new ApiError('order_not_found', `starting_after: no order with id ${q.starting_after}.`, {
-          param: 'starting_after',
-        });
-      }
-      query.after = { value: cursor.doc.created_at, id: cursor.id };
-    }
-    const rows = await readModels.store.find<OrderListEntry>(ordersList.collection, query);
-    return { orders: rows.slice(0, q.limit).map((r) => r.doc.order), has_more: rows.length > q.limit };
+    const rows = await findOrderEntries(readModels.store, {
+      limit: q.limit + 1,
+      partnerId: ctx.partnerId,
+      environment: ctx.environment,
+      reference: q.reference,
+      status: q.status,
+      createdAfter: q.created_after,
+      createdBefore: q.created_before,
+      startingAfter: q.starting_after,
+    });
+    if (!rows)
+      throw new ApiError('order_not_found', `starting_after: no order with id ${q.starting_after ?? ''}.`, {
+        param: 'starting_after',
+      });
+    return { orders: rows.slice(0, q.limit).map((r) => r.order), has_more: rows.length > q.limit };
   }
 
   async tracking(ctx: PartnerContext, orderId: string): Promise<Tracking> {

@@ -2,7 +2,8 @@ import type { Environment } from '../../domain/environment.js';
 import type { OrderStatus } from '../../domain/order/machine.js';
 import { orderStream } from '../../domain/order/events.js';
 import type { EventStore } from '../../ports/event-store.js';
-import type { FieldValue, Query } from '../../ports/read-model-store.js';
+import type { Query } from '../../ports/read-model-store.js';
+import { findOrderEntries } from './order-list-query.js';
 import { ordersList, type OrderListEntry } from '../../../projections/orders-list.js';
 import type { ReadModels } from '../read-models.js';
 
@@ -29,17 +30,15 @@ export class OrderSearch {
   /** Newest first, filtered by status, environment and partner when given. */
   async recent(q: RecentOrdersQuery): Promise<OrderListEntry[]> {
     await this.deps.readModels.catchUp(ordersList.name);
-    const where: Record<string, FieldValue> = {};
-    if (q.status) where.status = q.status;
-    if (q.environment) where.environment = q.environment;
-    if (q.partnerId) where.partner_id = q.partnerId;
-    const query: Query = { where, sort: { field: 'created_at', direction: 'desc' }, limit: q.limit };
-    if (q.startingAfter) {
-      const cursor = await this.deps.readModels.store.get<OrderListEntry>(ordersList.collection, q.startingAfter);
-      if (!cursor) return [];
-      query.after = { value: cursor.doc.created_at, id: cursor.id };
-    }
-    return this.find(query);
+    return (
+      (await findOrderEntries(this.deps.readModels.store, {
+        limit: q.limit,
+        status: q.status,
+        environment: q.environment,
+        partnerId: q.partnerId,
+        startingAfter: q.startingAfter,
+      })) ?? []
+    );
   }
 
   /** One term tried as an order id, then an order number, a partner's reference, a partner id. */

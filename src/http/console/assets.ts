@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sha256Hex } from '../../shared/ids.js';
 
 /**
@@ -62,13 +62,23 @@ const SCRIPT = `'use strict';
   var rendered = 0;
   function draw(source) {
     if (!diagram || !window.mermaid) return;
-    var id = 'machine-svg-' + ++rendered;
-    window.mermaid.render(id, source).then(function (r) {
+    var mine = ++rendered;
+    window.mermaid.render('machine-svg-' + mine, source).then(function (r) {
+      // A render that finishes after a newer one started is stale: only the newest is shown.
+      if (mine !== rendered) return;
       diagram.innerHTML = r.svg;
-      diagram.setAttribute('data-rendered', String(rendered));
+      diagram.setAttribute('data-rendered', String(mine));
     }, function (err) {
-      diagram.setAttribute('data-error', String(err && err.message || err));
+      if (mine === rendered) diagram.setAttribute('data-error', String(err && err.message || err));
     });
+  }
+  // JSON from the console; anything else (the login page after the session ended) reloads the
+  // page, which then asks for the login. A network failure stops the polling quietly.
+  function getJson(url, then) {
+    fetch(url, { credentials: 'same-origin' }).then(function (r) {
+      if (r.ok && (r.headers.get('content-type') || '').indexOf('application/json') === 0) return r.json().then(then);
+      location.reload();
+    }).catch(function () {});
   }
   if (window.mermaid) window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'neutral' });
   if (data) {
@@ -81,6 +91,9 @@ const SCRIPT = `'use strict';
       if (!s) return;
       slider.value = String(n);
       label.textContent = 'After event #' + s.revision + ' (' + s.type + ')';
+      var path = document.getElementById('machine-path');
+      if (path) path.textContent = 'Path: ' + s.path;
+      if (diagram) diagram.setAttribute('aria-label', 'State diagram of the order machine; this order’s path: ' + s.path);
       ['status', 'payment_status', 'total', 'refunded_total', 'rider', 'updated_at'].forEach(function (k) {
         var el = document.getElementById('as-of-' + k);
         if (el) el.textContent = s[k];
@@ -112,7 +125,7 @@ const SCRIPT = `'use strict';
   var progress = document.querySelector('[data-poll]');
   if (progress) {
     var poll = function () {
-      fetch(progress.getAttribute('data-poll'), { credentials: 'same-origin' }).then(function (r) { return r.json(); }).then(function (list) {
+      getJson(progress.getAttribute('data-poll'), function (list) {
         var behind = false;
         list.forEach(function (p) {
           var row = document.querySelector('tr[data-projection="' + CSS.escape(p.name) + '"]');
@@ -131,42 +144,53 @@ const SCRIPT = `'use strict';
     };
     poll();
   }
+  var audit = document.querySelector('[data-audit-poll]');
+  if (audit) {
+    var pollAudit = function () {
+      getJson(audit.getAttribute('data-audit-poll'), function (s) {
+        if (s.state === 'running') setTimeout(pollAudit, 1000);
+        else location.replace('/console/read-side');
+      });
+    };
+    setTimeout(pollAudit, 500);
+  }
 })();
 `;
 
-interface Asset {
+export interface Asset {
   body: Buffer;
-  gzipped: Buffer | undefined;
   etag: string;
   contentType: string;
 }
 
-/** Made on first use; the gzip runs on libuv's thread pool, so the service's event loop never waits for it. */
-function asset(contentType: string, read: () => Buffer, gzip = false): () => Promise<Asset> {
-  let made: Promise<Asset> | undefined;
-  return () =>
-    (made ??= (async () => {
-      const body = read();
-      return {
-        body,
-        gzipped: gzip ? await gzipAsync(body) : undefined,
-        etag: `"${sha256Hex(body).slice(0, 32)}"`,
-        contentType,
-      };
-    })());
-}
+const inMemory = (contentType: string, text: string): Asset => {
+  const body = Buffer.from(text);
+  return { body, etag: `"${sha256Hex(body).slice(0, 32)}"`, contentType };
+};
 
-const gzipAsync = promisify(gzipCallback);
+/** The console's own small files, kept in memory: the names under /console/assets/ (a lookup, never a path). */
+export const CONSOLE_ASSETS: Record<string, Asset> = {
+  'console.css': inMemory('text/css; charset=utf-8', CSS),
+  'console.js': inMemory('text/javascript; charset=utf-8', SCRIPT),
+};
+
 const require = createRequire(import.meta.url);
 
-/** The files under /console/assets/, by name: a lookup in this table, never a path. */
-export const CONSOLE_ASSETS: Record<string, () => Promise<Asset>> = {
-  'console.css': asset('text/css; charset=utf-8', () => Buffer.from(CSS)),
-  'console.js': asset('text/javascript; charset=utf-8', () => Buffer.from(SCRIPT)),
-  // 5.5 MB as it ships; gzipped once, on first use, to about a quarter of that.
-  'mermaid.js': asset(
-    'text/javascript; charset=utf-8',
-    () => fs.readFileSync(require.resolve('mermaid/dist/mermaid.min.js')),
-    true,
-  ),
+/** The directory with package.json above this module: the same from the sources and from dist/. */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
+/**
+ * Mermaid's bundle (5.5 MB), streamed from disk at each request, never held in memory: the file in
+ * node_modules, or its gzipped copy (about a quarter of it) that `npm run build` writes
+ * (prepare-assets.ts). Without the copy the plain file is served.
+ */
+export const MERMAID = {
+  name: 'mermaid.js',
+  contentType: 'text/javascript; charset=utf-8',
+  plain: (): string => require.resolve('mermaid/dist/mermaid.min.js'),
+  gzipped: path.join(packageRoot(), 'dist', 'console-assets', 'mermaid.min.js.gz'),
 };

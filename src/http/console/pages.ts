@@ -10,6 +10,7 @@ import type { OrderListEntry } from '../../../projections/orders-list.js';
 import type { SearchMatch } from '../../application/orders/order-search.js';
 import type { ProjectionStatus } from '../../application/read-models.js';
 import type { AuditReport } from '../../application/audit/verify.js';
+import type { AuditJobState } from '../../application/audit/audit-job.js';
 import { html, jsonBlock, raw, type Html } from './html.js';
 
 export type Section = 'orders' | 'streams' | 'read-side' | 'partners';
@@ -112,16 +113,20 @@ export function ordersPage(csrf: string, input: OrdersPageInput): string {
       ? html`<p class="notice bad" role="status">
           No order matches “${input.q}” as an order id, order number, partner reference or partner id.
         </p>`
-      : html`<h2>Orders whose ${input.match} is “${input.q}”</h2>`
+      : html`<h2>Orders whose ${input.match} is “${input.q}”</h2>
+          <p class="muted">Every partner and environment: the filters do not apply to a search.</p>`
     : html`<h2>Recent orders</h2>`;
   return layout(
     { title: 'Orders', section: 'orders', csrf },
     html`<form method="get" action="/console/orders" role="search" class="filters">
         <div>
           <label for="q">Order id, number, partner reference or partner id</label
-          ><input id="q" name="q" size="34" value="${input.q ?? ''}" />
+          ><input id="q" name="q" size="34" value="${input.q ?? ''}" aria-describedby="q-scope" />
         </div>
         <button type="submit">Find</button>
+        <p class="muted" id="q-scope">
+          A search looks through every partner and environment; the filters below apply to recent orders only.
+        </p>
       </form>
       <form method="get" action="/console/orders" class="filters" aria-label="Filter recent orders">
         <div>
@@ -228,7 +233,11 @@ export function orderPage(csrf: string, input: OrderPageInput): string {
   const now = steps.at(-1)!;
   const order = now.order ?? steps.find((s) => s.order)?.order ?? null;
   const shown = asOf(steps[at]!);
-  const replay = steps.map((s, i) => ({ ...asOf(s), diagram: toMermaidWithPath(pathUpTo(steps, i)) }));
+  const replay = steps.map((s, i) => ({
+    ...asOf(s),
+    path: pathUpTo(steps, i).join(' → '),
+    diagram: toMermaidWithPath(pathUpTo(steps, i)),
+  }));
   const summary = order
     ? html`<dl class="state">
         <dt>Order number</dt>
@@ -293,8 +302,13 @@ export function orderPage(csrf: string, input: OrderPageInput): string {
         </section>
         <section aria-labelledby="machine-heading">
           <h2 id="machine-heading">Order machine, this order's path highlighted</h2>
-          <p class="muted">Path: ${pathUpTo(steps, at).join(' → ')}</p>
-          <pre class="diagram" id="machine-diagram" aria-label="State diagram of the order machine">
+          <p class="muted" id="machine-path">Path: ${replay[at]!.path}</p>
+          <pre
+            class="diagram"
+            id="machine-diagram"
+            role="img"
+            aria-label="State diagram of the order machine; this order’s path: ${replay[at]!.path}"
+          >
 ${replay[at]!.diagram}</pre>
         </section>
       </div>
@@ -344,11 +358,11 @@ ${replay[at]!.diagram}</pre>
         </tbody>
       </table>
       <h2>Webhook deliveries</h2>
-      ${deliveryTable(csrf, orderId, input.deliveries)}`,
+      ${deliveryTable(csrf, input.deliveries)}`,
   );
 }
 
-function deliveryTable(csrf: string, orderId: string, deliveries: DeliveryState[]): Html {
+function deliveryTable(csrf: string, deliveries: DeliveryState[]): Html {
   if (!deliveries.length)
     return html`<p class="muted">No webhook deliveries for this order (no endpoint, or none in the last 30 days).</p>`;
   return html`${[...deliveries]
@@ -394,9 +408,7 @@ function deliveryTable(csrf: string, orderId: string, deliveries: DeliveryState[
               : ''
           }
           <form method="post" action="/console/deliveries/${encodeURIComponent(d.id)}/redeliver">
-            ${csrfField(csrf)} <input type="hidden" name="order_id" value="${orderId}" /><button type="submit">
-              Redeliver ${d.event_type}
-            </button>
+            ${csrfField(csrf)}<button type="submit">Redeliver ${d.event_type}</button>
           </form>
         </section>`,
     )}`;
@@ -429,7 +441,7 @@ export function streamsPage(
                 <thead>
                   <tr>
                     <th scope="col">Stream</th>
-                    <th scope="col">Events</th>
+                    <th scope="col">Last revision</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -439,7 +451,7 @@ export function streamsPage(
                         <td>
                           <a class="mono" href="/console/streams/${encodeURIComponent(s.streamId)}">${s.streamId}</a>
                         </td>
-                        <td>${s.lastRevision + 1}</td>
+                        <td>${s.lastRevision}</td>
                       </tr>`,
                   )}
                 </tbody>
@@ -450,18 +462,30 @@ export function streamsPage(
   );
 }
 
+/** Where the stream page's links go: revisions that exist, from what the store returned. */
+export interface StreamPaging {
+  /** First revision of the page before this one; undefined when none is kept. */
+  earlier: number | undefined;
+  /** First revision after this page; undefined at the end. */
+  later: number | undefined;
+  /** The stream's last revision. */
+  last: number;
+}
+
 export function streamPage(
   csrf: string,
   stream: string,
   events: RecordedEvent[],
-  from: number,
   count: number,
-  last: number,
+  paging: StreamPaging,
 ): string {
+  const shown = events.length
+    ? `Revisions #${events[0]!.revision} to #${events.at(-1)!.revision} shown; last revision of the stream: #${paging.last}`
+    : `No events kept here; last revision of the stream: #${paging.last}`;
   const pager = html`<nav aria-label="Pages" class="replay">
-    ${from > 0 ? html`<a href="?from=${Math.max(0, from - count)}&count=${count}">◀ Earlier</a>` : ''}
-    <span>Events #${from} to #${from + events.length - 1} of ${last + 1}</span> ${
-      from + count <= last ? html`<a href="?from=${from + count}&count=${count}">Later ▶</a>` : ''
+    ${paging.earlier !== undefined ? html`<a href="?from=${paging.earlier}&count=${count}">◀ Earlier</a>` : ''}
+    <span class="shown">${shown}</span> ${
+      paging.later !== undefined ? html`<a href="?from=${paging.later}&count=${count}">Later ▶</a>` : ''
     }
   </nav>`;
   const orderId = stream.startsWith('order-') ? stream.slice('order-'.length) : undefined;
@@ -498,6 +522,11 @@ export function streamPage(
   );
 }
 
+/** Parked events listed per group; the total is shown beside them. */
+const PARKED_SHOWN = 20;
+const newestParked = (parked: RecordedEvent[]): RecordedEvent[] =>
+  [...parked].sort((a, b) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0)).slice(0, PARKED_SHOWN);
+
 export interface ConsumerGroupStatus {
   name: string;
   lag: bigint;
@@ -508,8 +537,8 @@ export function readSidePage(
   csrf: string,
   projections: ProjectionStatus[],
   groups: ConsumerGroupStatus[],
-  notice?: { text: string; bad?: boolean },
-  audit?: AuditReport,
+  notice: { text: string; bad?: boolean } | undefined,
+  audit: AuditJobState,
 ): string {
   return layout(
     { title: 'Read side', section: 'read-side', csrf, notice },
@@ -571,9 +600,10 @@ export function readSidePage(
                 <td>
                   ${
                     g.parked.length
-                      ? html`<ul>
-                          ${g.parked.map((e) => html`<li><a class="mono" href="/console/streams/${encodeURIComponent(e.streamId)}?from=${e.revision}&count=1">${e.streamId} #${e.revision}</a> ${e.type}</li>`)}
-                        </ul>`
+                      ? html`${g.parked.length > PARKED_SHOWN ? html`<p>${g.parked.length} parked; the newest ${PARKED_SHOWN}:</p>` : ''}
+                          <ul>
+                            ${newestParked(g.parked).map((e) => html`<li><a class="mono" href="/console/streams/${encodeURIComponent(e.streamId)}?from=${e.revision}&count=1">${e.streamId} #${e.revision}</a> ${e.type}</li>`)}
+                          </ul>`
                       : 'none'
                   }
                 </td>
@@ -583,15 +613,33 @@ export function readSidePage(
       </table>
       <h2>Audit</h2>
       <p>
-        Replays the whole log into fresh read models and compares them with the ones this service serves (<code
+        Replays the whole log into fresh read models and compares them with the ones this replica serves (<code
           >audit verify</code
-        >).
+        >), in the background, one at a time per replica.
       </p>
       <form method="post" action="/console/read-side/audit">
         ${csrfField(csrf)}<button type="submit">Run audit verify</button>
       </form>
-      ${audit ? auditResult(audit) : ''}`,
+      ${auditState(audit)}`,
   );
+}
+
+function auditState(s: AuditJobState): Html {
+  switch (s.state) {
+    case 'idle':
+      return html`<p class="muted">No audit has run in this replica since it started.</p>`;
+    case 'running':
+      return html`<p class="notice" id="audit-running" role="status" data-audit-poll="/console/read-side/audit">
+        Audit running since ${s.startedAt}: this page shows its result when it ends.
+      </p>`;
+    case 'failed':
+      return html`<p class="bad" id="audit-verdict">
+        The audit started at ${s.startedAt} could not finish (${s.finishedAt}): ${s.error}
+      </p>`;
+    case 'done':
+      return html`<p class="muted">Audit started at ${s.startedAt}, finished at ${s.finishedAt}.</p>
+        ${auditResult(s.report)}`;
+  }
 }
 
 function auditResult(r: AuditReport): Html {

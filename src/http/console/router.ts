@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { ApiError, isApiError } from '../../domain/errors.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../domain/order/machine.js';
@@ -8,10 +9,11 @@ import type { ReadModels } from '../../application/read-models.js';
 import type { PartnerAdmin } from '../../application/partners.js';
 import type { OrderSearch } from '../../application/orders/order-search.js';
 import { readOrderHistory } from '../../application/orders/history.js';
-import { servedByReadModels, verifyReadModels } from '../../application/audit/verify.js';
+import type { AuditJob } from '../../application/audit/audit-job.js';
+import type { Clock } from '../../shared/clock.js';
 import type { WebhookDeliveries } from '../../webhooks/deliveries.js';
 import type { AuthThrottle } from '../middleware/auth.js';
-import { CONSOLE_ASSETS } from './assets.js';
+import { CONSOLE_ASSETS, MERMAID } from './assets.js';
 import { ConsoleSessions, sameSecret, type ConsoleSession } from './sessions.js';
 import {
   errorPage,
@@ -35,6 +37,12 @@ export interface ConsoleDeps {
   consumerGroups(): Promise<ConsumerGroupStatus[]>;
   /** With EVENT_STORE=eventstoredb: where its own UI is, linked from the streams page. */
   eventStoreUiUrl?: string | undefined;
+  /** This process's `audit verify` job (one at a time, in the background). */
+  audit: AuditJob;
+  /** Session expiry is read from it. */
+  clock: Clock;
+  /** PUBLIC_BASE_URL is https: the cookie is always Secure and pages send Strict-Transport-Security. */
+  httpsOnly?: boolean | undefined;
 }
 
 export const CONSOLE_COOKIE = 'console_sid';
@@ -59,6 +67,8 @@ const NOTICES: Record<string, string> = {
   redelivered: 'Redelivered: the attempt is the last one of the delivery below.',
   revoked: 'Key revoked: requests with it are refused from now on (within a second on every replica).',
   rebuilding: 'Rebuild started: the progress is below.',
+  'audit-started': 'Audit started: its result appears below when it ends.',
+  'audit-running': 'An audit is already running: no second one was started; its result appears below when it ends.',
 };
 
 /** Recent orders shown a page at a time. */
@@ -88,7 +98,7 @@ export function consoleRouter(
   deps: ConsoleDeps,
   options: { adminToken: string; throttle: AuthThrottle; logger: Logger },
 ): Router {
-  const sessions = new ConsoleSessions();
+  const sessions = new ConsoleSessions(options.adminToken, deps.clock);
   const log = options.logger.child({ component: 'console' });
   const router = express.Router();
   const send = (res: Response, status: number, page: string) =>
@@ -97,6 +107,12 @@ export function consoleRouter(
     log.info(
       { console_session: session(res).logId, request_id: res.locals.requestId as string, action, ...fields },
       'console action',
+    );
+  /** The operator's trail: which page showed what (an order, a stream, a search). */
+  const viewed = (res: Response, page: string, fields: Record<string, unknown>) =>
+    log.info(
+      { console_session: session(res).logId, request_id: res.locals.requestId as string, page, ...fields },
+      'console view',
     );
   const handle =
     (fn: (req: Request, res: Response) => Promise<void>) =>
@@ -109,27 +125,52 @@ export function consoleRouter(
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
+    if (deps.httpsOnly) res.setHeader('Strict-Transport-Security', 'max-age=31536000');
     next();
   });
 
-  router.get(
-    '/console/assets/:file',
-    handle(async (req, res) => {
-      const file = String(req.params.file);
-      const asset = Object.hasOwn(CONSOLE_ASSETS, file) ? await CONSOLE_ASSETS[file]!() : undefined;
-      if (!asset) return void send(res, 404, errorPage('Not found', 'The console has no such file.'));
-      res.setHeader('Cache-Control', 'no-cache');
-      res.setHeader('ETag', asset.etag);
-      res.setHeader('Vary', 'Accept-Encoding');
-      if (req.fresh) return void res.status(304).end();
-      res.type(asset.contentType);
-      if (asset.gzipped && req.acceptsEncodings('gzip') === 'gzip') {
-        res.setHeader('Content-Encoding', 'gzip');
-        return void res.send(asset.gzipped);
+  router.get('/console/assets/:file', (req, res, next) => {
+    const file = String(req.params.file);
+    res.setHeader('Cache-Control', 'no-cache');
+    if (file === MERMAID.name) {
+      // Streamed from disk, gzipped when the build's copy is there; each body has its own ETag.
+      let found: { path: string; gzip: boolean; stat: fs.Stats };
+      try {
+        const gzipStat =
+          req.acceptsEncodings('gzip') === 'gzip' ? fs.statSync(MERMAID.gzipped, { throwIfNoEntry: false }) : undefined;
+        const plain = MERMAID.plain();
+        found = gzipStat
+          ? { path: MERMAID.gzipped, gzip: true, stat: gzipStat }
+          : { path: plain, gzip: false, stat: fs.statSync(plain) };
+      } catch (err) {
+        return void next(err);
       }
-      res.send(asset.body);
-    }),
-  );
+      res.setHeader('Vary', 'Accept-Encoding');
+      res.setHeader(
+        'ETag',
+        `"${found.gzip ? 'gz' : 'id'}-${found.stat.size.toString(16)}-${Math.trunc(found.stat.mtimeMs).toString(16)}"`,
+      );
+      if (req.fresh) return void res.status(304).end();
+      res.type(MERMAID.contentType);
+      if (found.gzip) res.setHeader('Content-Encoding', 'gzip');
+      return void res.sendFile(
+        found.path,
+        { cacheControl: false, lastModified: false, etag: false, dotfiles: 'allow' },
+        (err) => {
+          if (err && !res.headersSent) {
+            res.removeHeader('Content-Encoding');
+            next(err);
+          }
+        },
+      );
+    }
+    const asset = Object.hasOwn(CONSOLE_ASSETS, file) ? CONSOLE_ASSETS[file] : undefined;
+    if (!asset) return void send(res, 404, errorPage('Not found', 'The console has no such file.'));
+    res.setHeader('ETag', asset.etag);
+    if (req.fresh) return void res.status(304).end();
+    res.type(asset.contentType);
+    res.send(asset.body);
+  });
 
   // Pages and answers below hold operators' data: never stored by a browser or a proxy.
   router.use((_req, res, next) => {
@@ -140,7 +181,11 @@ export function consoleRouter(
 
   router.get('/console/login', (_req, res) => void send(res, 200, loginPage()));
   router.post('/console/login', (req, res) => {
-    const token = text((req.body as Record<string, unknown> | undefined)?.token) ?? '';
+    // Over budget, the answer is 429 before the token is looked at: right or wrong, it is the same.
+    const blocked = options.throttle.blocked(req);
+    if (blocked) return void send(res, blocked.status, loginPage(blocked.message));
+    const given = (req.body as Record<string, unknown> | undefined)?.token;
+    const token = typeof given === 'string' ? given : '';
     try {
       if (!sameSecret(token, options.adminToken))
         options.throttle.failed(req, new ApiError('invalid_api_key', 'That is not the admin token.'));
@@ -148,21 +193,23 @@ export function consoleRouter(
       if (!isApiError(err)) throw err;
       return void send(res, err.status, loginPage(err.message));
     }
-    const created = sessions.create();
+    const { session: created, cookie } = sessions.create();
     res.locals.consoleSession = created.logId;
     log.info({ console_session: created.logId, request_id: res.locals.requestId as string }, 'console login');
-    res.cookie(CONSOLE_COOKIE, created.secret, {
+    res.cookie(CONSOLE_COOKIE, cookie, {
       httpOnly: true,
       sameSite: 'strict',
-      secure: req.secure,
+      secure: req.secure || deps.httpsOnly === true,
       path: '/console',
+      // The browser drops it after the session's 8 hours too; the server's check is what counts.
+      maxAge: created.expiresAt - created.issuedAt,
     });
     res.redirect(303, '/console/orders');
   });
 
   // Everything else needs a session; a change needs the session's CSRF token too.
   router.use((req, res, next) => {
-    const found = sessions.get(cookieValue(req, CONSOLE_COOKIE));
+    const found = sessions.verify(cookieValue(req, CONSOLE_COOKIE));
     if (!found) {
       if (req.method === 'GET') return void res.redirect(303, '/console/login');
       return void send(res, 401, errorPage('Logged out', 'Log in again: this session is unknown or has expired.'));
@@ -171,7 +218,7 @@ export function consoleRouter(
     res.locals.consoleSession = found.logId;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       const given = text((req.body as Record<string, unknown> | undefined)?.csrf) ?? '';
-      if (!sameSecret(given, found.csrf)) {
+      if (!sessions.csrfMatches(found, given)) {
         log.warn(
           { console_session: found.logId, request_id: res.locals.requestId as string, path: req.path },
           'console CSRF token refused',
@@ -190,10 +237,15 @@ export function consoleRouter(
     next();
   });
 
-  router.post('/console/logout', (_req, res) => {
+  router.post('/console/logout', (req, res) => {
     act(res, 'logout', {});
-    sessions.end(session(res));
-    res.clearCookie(CONSOLE_COOKIE, { path: '/console', httpOnly: true, sameSite: 'strict' });
+    // Clears the browser's cookie; a copy taken before stays valid until it expires (see sessions.ts).
+    res.clearCookie(CONSOLE_COOKIE, {
+      path: '/console',
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: req.secure || deps.httpsOnly === true,
+    });
     res.redirect(303, '/console/login');
   });
 
@@ -210,6 +262,7 @@ export function consoleRouter(
       const partner = text(req.query.partner);
       if (q) {
         const found = await deps.search.search(q, 50);
+        viewed(res, 'search', { q, match: found.match });
         if (found.match === 'order id') return res.redirect(303, `/console/orders/${encodeURIComponent(q)}`);
         return void send(
           res,
@@ -225,6 +278,12 @@ export function consoleRouter(
         );
       }
       const startingAfter = text(req.query.starting_after);
+      viewed(res, 'orders', {
+        status: statusFilter ?? null,
+        environment: environment ?? null,
+        partner_id: partner ?? null,
+        starting_after: startingAfter ?? null,
+      });
       const orders = await deps.search.recent({
         limit: RECENT_PAGE + 1,
         status: statusFilter,
@@ -253,6 +312,7 @@ export function consoleRouter(
     handle(async (req, res) => {
       const orderId = String(req.params.order_id);
       const steps = await readOrderHistory(deps.events, orderId);
+      viewed(res, 'order', { order_id: orderId, found: steps.length > 0 });
       if (!steps.length)
         return void send(res, 404, errorPage('No such order', `No order with id ${orderId}.`, session(res).csrf));
       // A history the machine refuses from its first event is still shown (that is what needs looking into).
@@ -283,22 +343,39 @@ export function consoleRouter(
     '/console/deliveries/:delivery_id/redeliver',
     handle(async (req, res) => {
       const deliveryId = String(req.params.delivery_id);
-      const orderId = text((req.body as Record<string, unknown>).order_id) ?? '';
-      const owner = (await readOrderHistory(deps.events, orderId))[0]?.order;
-      if (!owner)
-        return void send(res, 404, errorPage('No such order', `No order with id ${orderId}.`, session(res).csrf));
-      act(res, 'redeliver', { delivery_id: deliveryId, order_id: orderId });
-      const after = await deps.deliveries.redeliver(
-        { partnerId: owner.partner_id, environment: owner.environment },
-        deliveryId,
-        res.locals.requestId as string,
-      );
-      act(res, 'redelivered', {
-        delivery_id: deliveryId,
-        status: after.status,
+      // The delivery names its owner and its order: nothing posted is trusted for either.
+      const delivery = await deps.deliveries.find(deliveryId);
+      if (!delivery) {
+        act(res, 'redeliver', { delivery_id: deliveryId, outcome: 'not found' });
+        return void send(
+          res,
+          404,
+          errorPage('No such delivery', `No webhook delivery with id ${deliveryId}.`, session(res).csrf),
+        );
+      }
+      const fields = { delivery_id: deliveryId, order_id: delivery.order_id };
+      let after;
+      try {
+        after = await deps.deliveries.redeliver(
+          { partnerId: delivery.partner_id, environment: delivery.environment },
+          deliveryId,
+          res.locals.requestId as string,
+        );
+      } catch (err) {
+        act(res, 'redeliver', { ...fields, outcome: isApiError(err) ? err.code : 'failed' });
+        throw err;
+      }
+      act(res, 'redeliver', {
+        ...fields,
+        outcome: after.status,
         attempt_status: after.attempts.at(-1)?.status ?? null,
       });
-      res.redirect(303, `/console/orders/${encodeURIComponent(orderId)}?done=redelivered`);
+      res.redirect(
+        303,
+        delivery.order_id
+          ? `/console/orders/${encodeURIComponent(delivery.order_id)}?done=redelivered`
+          : '/console/orders',
+      );
     }),
   );
 
@@ -307,6 +384,7 @@ export function consoleRouter(
     handle(async (req, res) => {
       const prefix = text(req.query.prefix) ?? '';
       const limit = int(req.query.limit, 100, 1, 1000);
+      viewed(res, 'streams', { prefix });
       const streams = await deps.events.listStreams({ limit, ...(prefix ? { prefix } : {}) });
       send(res, 200, streamsPage(session(res).csrf, prefix, limit, streams, deps.eventStoreUiUrl));
     }),
@@ -318,33 +396,69 @@ export function consoleRouter(
       const stream = String(req.params.stream);
       const count = int(req.query.count, 50, 1, 500);
       const from = int(req.query.from, 0, 0, Number.MAX_SAFE_INTEGER);
-      const [last] = await deps.events.readStream(stream, { backwards: true, maxCount: 1 });
-      if (!last)
-        return void send(res, 404, errorPage('No such stream', `Stream ${stream} has no events.`, session(res).csrf));
-      const events = await deps.events.readStream(stream, { fromRevision: from, maxCount: count });
-      send(res, 200, streamPage(session(res).csrf, stream, events, from, count, last.revision));
+      viewed(res, 'stream', { stream, from });
+      const csrf = session(res).csrf;
+      try {
+        const [last] = await deps.events.readStream(stream, { backwards: true, maxCount: 1 });
+        if (!last) return void send(res, 404, errorPage('No such stream', `Stream ${stream} has no events.`, csrf));
+        if (from > last.revision)
+          return void send(
+            res,
+            404,
+            errorPage('Past the end', `Stream ${stream} ends at revision ${last.revision}.`, csrf),
+          );
+        // A bounded stream (setStreamMaxCount) keeps only its newest events: pages follow the
+        // revisions actually returned, never the arithmetic of `from`.
+        const events = await deps.events.readStream(stream, { fromRevision: from, maxCount: count });
+        const first = events[0]?.revision;
+        const earlier =
+          first !== undefined && first > 0
+            ? await deps.events.readStream(stream, { fromRevision: first - 1, backwards: true, maxCount: count })
+            : [];
+        send(
+          res,
+          200,
+          streamPage(csrf, stream, events, count, {
+            earlier: earlier.at(-1)?.revision,
+            later: events.length && events.at(-1)!.revision < last.revision ? events.at(-1)!.revision + 1 : undefined,
+            last: last.revision,
+          }),
+        );
+      } catch (err) {
+        // EventStoreDB refuses system streams ($…) to a user without access: say so, not a 500.
+        if (err instanceof Error && /access.?denied/i.test(`${err.name} ${err.constructor.name} ${err.message}`))
+          return void send(
+            res,
+            403,
+            errorPage('Access denied', `The event store does not let this service read ${stream}.`, csrf),
+          );
+        throw err;
+      }
     }),
   );
-
-  const readSide = async (
-    res: Response,
-    status: number,
-    notice?: { text: string; bad?: boolean },
-    audit?: Awaited<ReturnType<typeof verifyReadModels>>,
-  ) =>
-    send(
-      res,
-      status,
-      readSidePage(session(res).csrf, await deps.readModels.status(), await deps.consumerGroups(), notice, audit),
-    );
 
   router.get(
     '/console/read-side',
     handle(async (req, res) => {
       const done = text(req.query.done);
-      await readSide(res, 200, done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined);
+      viewed(res, 'read-side', {});
+      send(
+        res,
+        200,
+        readSidePage(
+          session(res).csrf,
+          await deps.readModels.status(),
+          await deps.consumerGroups(),
+          done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined,
+          deps.audit.state,
+        ),
+      );
     }),
   );
+  router.get('/console/read-side/audit', (_req, res) => {
+    const s = deps.audit.state;
+    res.json({ state: s.state, ...(s.state === 'idle' ? {} : { started_at: s.startedAt }) });
+  });
   router.get(
     '/console/read-side/status',
     handle(async (_req, res) => {
@@ -355,26 +469,27 @@ export function consoleRouter(
     '/console/read-side/:name/rebuild',
     handle(async (req, res) => {
       const name = String(req.params.name);
-      act(res, 'rebuild', { projection: name });
-      await deps.readModels.runner(name).rebuild();
+      try {
+        await deps.readModels.runner(name).rebuild();
+      } catch (err) {
+        act(res, 'rebuild', { projection: name, outcome: isApiError(err) ? err.code : 'failed' });
+        throw err;
+      }
+      act(res, 'rebuild', { projection: name, outcome: 'started' });
       res.redirect(303, '/console/read-side?done=rebuilding');
     }),
   );
-  router.post(
-    '/console/read-side/audit',
-    handle(async (_req, res) => {
-      act(res, 'audit verify', {});
-      const report = await verifyReadModels(deps.events, servedByReadModels(deps.readModels, 'this service'), {
-        waitMs: 10_000,
-      });
-      act(res, 'audit verified', { differences: report.differences.length, head: report.head.toString() });
-      await readSide(res, 200, undefined, report);
-    }),
-  );
+  router.post('/console/read-side/audit', (_req, res) => {
+    // In the background, one at a time: the job logs its own outcome when it ends.
+    const started = deps.audit.start(session(res).logId);
+    act(res, 'audit verify', { outcome: started ? 'started' : 'refused: one is running' });
+    res.redirect(303, `/console/read-side?done=${started ? 'audit-started' : 'audit-running'}`);
+  });
 
   router.get(
     '/console/partners',
     handle(async (_req, res) => {
+      viewed(res, 'partners', {});
       const partners = await deps.partners.listPartners();
       const withKeys = await Promise.all(
         partners.map(async (partner) => ({ partner, keys: await deps.partners.listKeys(partner.id) })),
@@ -395,9 +510,9 @@ export function consoleRouter(
     '/console/keys/:key_id/revoke',
     handle(async (req, res) => {
       const keyId = String(req.params.key_id);
-      act(res, 'revoke key', { key_id: keyId });
-      if (!(await deps.partners.revokeKey(keyId)))
-        return void send(res, 404, errorPage('No such key', `No key with id ${keyId}.`, session(res).csrf));
+      const revoked = await deps.partners.revokeKey(keyId);
+      act(res, 'revoke key', { key_id: keyId, outcome: revoked ? 'revoked' : 'not found' });
+      if (!revoked) return void send(res, 404, errorPage('No such key', `No key with id ${keyId}.`, session(res).csrf));
       res.redirect(303, '/console/partners?done=revoked');
     }),
   );

@@ -1,51 +1,94 @@
-import { timingSafeEqual } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import { randomToken } from '../../shared/ids.js';
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../../shared/clock.js';
 
 export interface ConsoleSession {
-  /** The cookie's value: a bearer secret, never logged. */
-  readonly secret: string;
-  /** What logs name the session by (`console_session`): random, unrelated to the secret. */
+  /** The random session id inside the cookie: never logged. */
+  readonly id: string;
+  /** What logs name the session by (`console_session`): the first 12 hex of SHA-256 of the id. */
   readonly logId: string;
-  /** The synchronizer token every form of this session posts back. */
+  /** The CSRF token every form of this session posts back: HMAC(key, 'csrf' + id). */
   readonly csrf: string;
+  readonly issuedAt: number;
+  /** Absolute: a session is never extended by use. */
+  readonly expiresAt: number;
 }
 
-/** An operator idle this long logs in again. */
-export const CONSOLE_IDLE_MS = 8 * 60 * 60 * 1000;
-/** Sessions kept at once; past it the least recently used is forgotten (its operator logs in again). */
-const MAX_SESSIONS = 1000;
+/** A session lasts this long from its login, used or not. */
+export const CONSOLE_SESSION_MS = 8 * 60 * 60 * 1000;
+const VERSION = 'v1';
+const b64url = (b: Buffer): string => b.toString('base64url');
 
 /**
- * The console's sessions, in this process's memory: a restart or another replica means logging in
- * again, which is what an admin token (not a user account) calls for.
+ * The console's sessions, held by the browser in a self-contained cookie that any replica with the
+ * same ADMIN_TOKEN verifies, with no session table:
+ * `v1.<session id>.<issued at ms>.<expires at ms>.<HMAC-SHA256 of the rest>`. The key is derived
+ * from ADMIN_TOKEN (HKDF-SHA256 with a fixed label), so rotating the token ends every session. The
+ * CSRF token is HMAC(key, 'csrf' + session id). Nothing is stored server-side: logging out clears
+ * the browser's cookie, and a copy of the cookie taken before stays valid until it expires or
+ * ADMIN_TOKEN is rotated.
  */
 export class ConsoleSessions {
-  private readonly sessions = new LRUCache<string, ConsoleSession>({
-    max: MAX_SESSIONS,
-    ttl: CONSOLE_IDLE_MS,
-    updateAgeOnGet: true,
-  });
+  private readonly key: Buffer;
 
-  create(): ConsoleSession {
-    const session = { secret: randomToken(32), logId: `cs_${randomToken(8)}`, csrf: randomToken(32) };
-    this.sessions.set(session.secret, session);
-    return session;
+  constructor(
+    adminToken: string,
+    private readonly clock: Clock,
+  ) {
+    this.key = Buffer.from(hkdfSync('sha256', adminToken, '', 'partner-ordering console session key v1', 32));
   }
 
-  /** The live session of a cookie value; undefined for none, an unknown one, or one idle too long. */
-  get(secret: string | undefined): ConsoleSession | undefined {
-    return secret ? this.sessions.get(secret) : undefined;
+  /** A new session and the cookie value that carries it. */
+  create(): { session: ConsoleSession; cookie: string } {
+    const id = b64url(randomBytes(32));
+    const issuedAt = this.clock.now().getTime();
+    const payload = `${VERSION}.${id}.${issuedAt}.${issuedAt + CONSOLE_SESSION_MS}`;
+    return {
+      session: this.session(id, issuedAt, issuedAt + CONSOLE_SESSION_MS),
+      cookie: `${payload}.${this.mac(payload)}`,
+    };
   }
 
-  end(session: ConsoleSession): void {
-    this.sessions.delete(session.secret);
+  /** The session of a cookie value; undefined for none, a forged or altered one, or an expired one. */
+  verify(cookie: string | undefined): ConsoleSession | undefined {
+    if (!cookie) return undefined;
+    const parts = cookie.split('.');
+    if (parts.length !== 5 || parts[0] !== VERSION) return undefined;
+    const [, id, issued, expires, mac] = parts as [string, string, string, string, string];
+    const given = Buffer.from(mac, 'base64url');
+    const expected = createHmac('sha256', this.key)
+      .update(`session\u0000${parts.slice(0, 4).join('.')}`)
+      .digest();
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    if (!/^\d{1,16}$/.test(issued) || !/^\d{1,16}$/.test(expires)) return undefined;
+    const issuedAt = Number(issued);
+    const expiresAt = Number(expires);
+    if (expiresAt - issuedAt > CONSOLE_SESSION_MS || this.clock.now().getTime() >= expiresAt) return undefined;
+    return this.session(id, issuedAt, expiresAt);
+  }
+
+  /** The CSRF token a form posted, checked against the session's in constant time. */
+  csrfMatches(session: ConsoleSession, given: string): boolean {
+    return sameSecret(given, session.csrf);
+  }
+
+  private session(id: string, issuedAt: number, expiresAt: number): ConsoleSession {
+    return {
+      id,
+      logId: `cs_${createHash('sha256').update(id).digest('hex').slice(0, 12)}`,
+      csrf: b64url(createHmac('sha256', this.key).update(`csrf${id}`).digest()),
+      issuedAt,
+      expiresAt,
+    };
+  }
+
+  private mac(payload: string): string {
+    return b64url(createHmac('sha256', this.key).update(`session\u0000${payload}`).digest());
   }
 }
 
-/** Equal strings in time that depends on their length only. */
+/** Equal strings, compared as SHA-256 digests in constant time: neither their content nor their length leaks. */
 export function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
 }

@@ -52,10 +52,11 @@ interface Failures {
  * Throttles failed authentication (API keys and the admin token) per client address, in memory
  * in each process. Only failures count, and only failures are refused: once an address has used
  * its budget in the window, each further failure from it answers 429 (with Retry-After) instead of
- * 401 until the window ends. A key that resolves, or the right admin token, passes as usual, so a
- * broken client or a guesser behind a shared address (a NAT, an unconfigured proxy) does not lock
- * the others out. That tells a guesser nothing it could use: keys are 256-bit random, it never
- * hits one.
+ * 401 until the window ends. A key that resolves, or the right admin token on /internal, passes as
+ * usual, so a broken client or a guesser behind a shared address (a NAT, an unconfigured proxy)
+ * does not lock the others out. That tells a guesser nothing it could use: keys are 256-bit random,
+ * it never hits one. The console's login, whose token a person types, asks `blocked` first and
+ * refuses every attempt of a throttled address, the right token too.
  *
  * At most `maxTracked` addresses are counted at once (lru-cache, no timer per entry); while that
  * many have failed within the window, a new address counts in its /24 (IPv4) or /48 (IPv6), and
@@ -110,6 +111,21 @@ export class AuthThrottle {
       );
     } else this.quiet(res);
     throw throttled(req, msLeft);
+  }
+
+  /**
+   * The 429 (with Retry-After set) to answer before checking a credential at all, while the request's
+   * address (or its wider range) is over its budget in this window; undefined otherwise. Counts
+   * nothing. The console login asks it first, so a throttled guesser learns nothing from a right token.
+   */
+  blocked(req: Request): ApiError | undefined {
+    if (this.budget === 0) return undefined;
+    const now = Date.now();
+    const { address, range } = counted(req);
+    const failures = this.counts.get(address) ?? (range !== address ? this.counts.get(range) : undefined);
+    if (!failures || failures.endsAt <= now || failures.count <= this.budget) return undefined;
+    this.quiet(req.res);
+    return throttled(req, failures.endsAt - now);
   }
 
   /** The counter of the request's address, or of its wider range while the table is full. */
