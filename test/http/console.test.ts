@@ -87,21 +87,25 @@ describe('console with ADMIN_TOKEN', () => {
     expect(forged.status).toBe(303);
   });
 
-  it("when the assets are asked for, then mermaid streams from disk, gzipped from the build's copy, each body with its own ETag; other names are 404", async () => {
+  it("when the assets are asked for, then mermaid streams from disk to a logged-in operator only, gzipped from the build's copy, each body with its own ETag; other names are 404", async () => {
     await prepareConsoleAssets(); // what `npm run build` does
-    const mermaid = await supertest(app).get('/console/assets/mermaid.js').set('Accept-Encoding', 'gzip');
+    const anonymous = await supertest(app).get('/console/assets/mermaid.js').set('Accept-Encoding', 'gzip');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.text).not.toContain('mermaid');
+    const { agent } = await login(app);
+    const mermaid = await agent.get('/console/assets/mermaid.js').set('Accept-Encoding', 'gzip');
     expect(mermaid.status).toBe(200);
     expect(mermaid.headers['content-encoding']).toBe('gzip');
     expect(mermaid.headers['content-type']).toMatch(/^text\/javascript/);
     expect(mermaid.headers['cache-control']).toBe('no-cache');
     expect(Number(mermaid.headers['content-length'])).toBe(fs.statSync(MERMAID.gzipped).size);
     const etag = mermaid.headers.etag as string;
-    const again = await supertest(app)
+    const again = await agent
       .get('/console/assets/mermaid.js')
       .set('Accept-Encoding', 'gzip')
       .set('If-None-Match', etag);
     expect(again.status).toBe(304);
-    const plain = await supertest(app).get('/console/assets/mermaid.js').set('Accept-Encoding', 'identity');
+    const plain = await agent.get('/console/assets/mermaid.js').set('Accept-Encoding', 'identity');
     expect(plain.status).toBe(200);
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(Number(plain.headers['content-length'])).toBe(fs.statSync(MERMAID.plain()).size);

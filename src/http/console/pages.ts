@@ -82,7 +82,7 @@ export function loginPage(message?: string): string {
       <label for="token">Admin token</label>
       <input id="token" name="token" type="password" autocomplete="current-password" required autofocus />
       <button type="submit">Log in</button>
-      <p class="muted">The service's ADMIN_TOKEN. The session lasts until 8 hours without use.</p>
+      <p class="muted">The service's ADMIN_TOKEN. The session ends 8 hours after logging in.</p>
     </form>`,
   );
 }

@@ -14,7 +14,8 @@ import type { Clock } from '../../shared/clock.js';
 import type { WebhookDeliveries } from '../../webhooks/deliveries.js';
 import type { AuthThrottle } from '../middleware/auth.js';
 import { CONSOLE_ASSETS, MERMAID } from './assets.js';
-import { ConsoleSessions, sameSecret, type ConsoleSession } from './sessions.js';
+import { sameSecret } from '../../shared/secrets.js';
+import { ConsoleSessions, type ConsoleSession } from './sessions.js';
 import {
   errorPage,
   loginPage,
@@ -133,6 +134,9 @@ export function consoleRouter(
     const file = String(req.params.file);
     res.setHeader('Cache-Control', 'no-cache');
     if (file === MERMAID.name) {
+      // 5.5 MB (1.6 gzipped): only for a logged-in operator, never for anyone who can reach the port.
+      if (!sessions.verify(cookieValue(req, CONSOLE_COOKIE)))
+        return void send(res, 401, errorPage('Log in first', 'This file is for logged-in operators.'));
       // Streamed from disk, gzipped when the build's copy is there; each body has its own ETag.
       let found: { path: string; gzip: boolean; stat: fs.Stats };
       try {

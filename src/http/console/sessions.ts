@@ -1,5 +1,6 @@
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
+import { sameSecret } from '../../shared/secrets.js';
 
 export interface ConsoleSession {
   /** The random session id inside the cookie: never logged. */
@@ -22,7 +23,8 @@ const b64url = (b: Buffer): string => b.toString('base64url');
  * The console's sessions, held by the browser in a self-contained cookie that any replica with the
  * same ADMIN_TOKEN verifies, with no session table:
  * `v1.<session id>.<issued at ms>.<expires at ms>.<HMAC-SHA256 of the rest>`. The key is derived
- * from ADMIN_TOKEN (HKDF-SHA256 with a fixed label), so rotating the token ends every session. The
+ * from ADMIN_TOKEN with scrypt (a fixed label as salt), so rotating the token ends every session,
+ * and a copied cookie is a slow oracle for guessing the token offline, not a fast one. The
  * CSRF token is HMAC(key, 'csrf' + session id). Nothing is stored server-side: logging out clears
  * the browser's cookie, and a copy of the cookie taken before stays valid until it expires or
  * ADMIN_TOKEN is rotated.
@@ -34,7 +36,8 @@ export class ConsoleSessions {
     adminToken: string,
     private readonly clock: Clock,
   ) {
-    this.key = Buffer.from(hkdfSync('sha256', adminToken, '', 'partner-ordering console session key v1', 32));
+    // About 50 ms once per process; every guess at the token from a cookie costs the same.
+    this.key = scryptSync(adminToken, 'partner-ordering console session key v1', 32, { N: 2 ** 14, r: 8, p: 1 });
   }
 
   /** A new session and the cookie value that carries it. */
@@ -55,6 +58,8 @@ export class ConsoleSessions {
     if (parts.length !== 5 || parts[0] !== VERSION) return undefined;
     const [, id, issued, expires, mac] = parts as [string, string, string, string, string];
     const given = Buffer.from(mac, 'base64url');
+    // base64url decoding skips stray characters: only the canonical spelling of a MAC is accepted.
+    if (b64url(given) !== mac) return undefined;
     const expected = createHmac('sha256', this.key)
       .update(`session\u0000${parts.slice(0, 4).join('.')}`)
       .digest();
@@ -84,11 +89,4 @@ export class ConsoleSessions {
   private mac(payload: string): string {
     return b64url(createHmac('sha256', this.key).update(`session\u0000${payload}`).digest());
   }
-}
-
-/** Equal strings, compared as SHA-256 digests in constant time: neither their content nor their length leaks. */
-export function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
 }

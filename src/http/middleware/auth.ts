@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
+import { sameSecret } from '../../shared/secrets.js';
 import { ApiError } from '../../domain/errors.js';
 import type { KeyResolver, Principal } from '../../application/key-resolver.js';
 import type { KeyRateLimiter } from '../../application/rate-limits.js';
@@ -52,11 +52,11 @@ interface Failures {
  * Throttles failed authentication (API keys and the admin token) per client address, in memory
  * in each process. Only failures count, and only failures are refused: once an address has used
  * its budget in the window, each further failure from it answers 429 (with Retry-After) instead of
- * 401 until the window ends. A key that resolves, or the right admin token on /internal, passes as
- * usual, so a broken client or a guesser behind a shared address (a NAT, an unconfigured proxy)
- * does not lock the others out. That tells a guesser nothing it could use: keys are 256-bit random,
- * it never hits one. The console's login, whose token a person types, asks `blocked` first and
- * refuses every attempt of a throttled address, the right token too.
+ * 401 until the window ends. A key that resolves passes as usual, so a broken client or a guesser
+ * behind a shared address (a NAT, an unconfigured proxy) does not lock the others out. That tells a
+ * guesser nothing it could use: keys are 256-bit random, it never hits one. The admin token (the
+ * operations API and the console's login) may be chosen by a person: there `blocked` is asked
+ * first, and a throttled address is refused every attempt, the right token too.
  *
  * At most `maxTracked` addresses are counted at once (lru-cache, no timer per entry); while that
  * many have failed within the window, a new address counts in its /24 (IPv4) or /48 (IPv6), and
@@ -238,13 +238,17 @@ function resolveKey(keys: KeyResolver, req: Request): Principal | null | Promise
   return keys.resolve(key);
 }
 
-/** The operations API's token check (constant time), throttled like API keys. */
+/**
+ * The operations API's token check: an address over its failure budget is refused before the token
+ * is compared (a person may have chosen it, so a throttled guesser learns nothing), then compared
+ * as digests in constant time.
+ */
 export function adminGuard(token: string | undefined, throttle: AuthThrottle) {
-  const expected = token ? Buffer.from(token) : undefined;
   return (req: Request): void => {
-    if (!expected) throw new ApiError('not_found', 'The operations API is disabled (ADMIN_TOKEN is not set).');
-    const got = Buffer.from(bearerCredentials(req.get('authorization') ?? '') ?? '');
-    if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+    if (!token) throw new ApiError('not_found', 'The operations API is disabled (ADMIN_TOKEN is not set).');
+    const blocked = throttle.blocked(req);
+    if (blocked) throw blocked;
+    if (!sameSecret(bearerCredentials(req.get('authorization') ?? '') ?? '', token)) {
       throttle.failed(req, new ApiError('invalid_api_key', 'A valid ADMIN_TOKEN is required.'));
     }
   };
