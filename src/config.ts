@@ -121,6 +121,14 @@ export const configSchema = z
       .describe(
         'Failed authentications a client address may make per minute before its failures answer 429; 0 turns the throttle off.',
       ),
+    AUDIT_WORKER_MEMORY_MB: z.coerce
+      .number()
+      .int()
+      .min(16)
+      .default(1024)
+      .describe(
+        "Heap limit (MB) of the console's audit worker thread, on top of the service's own memory; an audit that needs more stops with an error.",
+      ),
     PUBLIC_BASE_URL: z
       .string()
       .url()

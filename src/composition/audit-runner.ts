@@ -14,13 +14,21 @@ export interface AuditWorkerData {
 export type AuditCall = { kind: 'call'; id: number } & (
   | { method: 'headPosition' | 'positions'; arg?: undefined }
   | { method: 'readAll'; arg: ReadAllOptions | undefined }
-  | { method: 'documents'; arg: string }
+  | { method: 'documents'; arg: { collection: string; afterId: string | null; limit: number } }
 );
 export type AuditWorkerMessage = AuditCall | { kind: 'done'; report: AuditReport } | { kind: 'failed'; error: string };
 export type AuditReply = { id: number; result?: unknown; error?: string };
 
-/** The audit worker's heap: the replay holds every read model of the whole log in memory. */
+/** The audit worker's default heap: the replay holds every read model of the whole log in memory. */
 export const AUDIT_WORKER_MEMORY_MB = 1024;
+
+/** The audit was stopped (service shutdown) before its result. */
+export class AuditCancelledError extends Error {
+  constructor() {
+    super('The audit was cancelled.');
+    this.name = 'AuditCancelledError';
+  }
+}
 
 /** Built next to this file; absent when running from the TypeScript sources (tests), then no worker. */
 const SCRIPT = new URL('./audit-worker.js', import.meta.url);
@@ -34,21 +42,49 @@ export interface AuditRunnerDeps {
   maxMemoryMb?: number;
 }
 
+export interface AuditRunner {
+  run: () => Promise<AuditReport>;
+  /** Stops the running audit, if any (its `run` rejects with AuditCancelledError); resolves once its worker is gone. */
+  cancel: () => Promise<void>;
+  /** Whether an audit's worker thread is running now. */
+  readonly active: boolean;
+  inWorker: boolean;
+}
+
 /**
- * `audit verify` for a running service. The replay runs in a worker thread with its own heap limit,
- * so a log too large for it ends the worker with an error the operator sees, never the service;
- * this thread only answers the worker's reads (a page of events, or one served read model, at a
- * time). From the TypeScript sources (no built worker script) it runs in this thread.
+ * `audit verify` for a running service. The replay and the comparison run in a worker thread with
+ * its own heap limit, so a log too large for it ends the worker with an error the operator sees,
+ * never the service; this thread only answers the worker's reads, a page at a time (of events, or
+ * of one read model's documents), and never holds a whole read model. From the TypeScript sources
+ * (no built worker script) it runs in this thread.
  */
-export function auditRunner(deps: AuditRunnerDeps): { run: () => Promise<AuditReport>; inWorker: boolean } {
+export function auditRunner(deps: AuditRunnerDeps): AuditRunner {
   if (!fs.existsSync(fileURLToPath(SCRIPT)))
     return {
       inWorker: false,
       run: () => verifyReadModels(deps.events, deps.served, { waitMs: deps.waitMs, now: deps.now() }),
+      cancel: async () => {},
+      active: false,
     };
-  return { inWorker: true, run: () => runInWorker(deps) };
+  let current: { worker: Worker; cancel: () => Promise<void> } | undefined;
+  return {
+    inWorker: true,
+    run: () => {
+      const started = startWorker(deps);
+      current = started;
+      started.worker.once('exit', () => {
+        if (current === started) current = undefined;
+      });
+      return started.result;
+    },
+    cancel: async () => {
+      await current?.cancel();
+    },
+    get active() {
+      return current !== undefined;
+    },
+  };
 }
-
 /** A recorded event as a plain object (an adapter's may read its data lazily, which a message would not carry). */
 const plain = (e: RecordedEvent): RecordedEvent => ({
   id: e.id,
@@ -61,61 +97,86 @@ const plain = (e: RecordedEvent): RecordedEvent => ({
   recordedAt: e.recordedAt,
 });
 
-function runInWorker(deps: AuditRunnerDeps): Promise<AuditReport> {
+function startWorker(deps: AuditRunnerDeps): {
+  worker: Worker;
+  result: Promise<AuditReport>;
+  cancel: () => Promise<void>;
+} {
   const memoryMb = deps.maxMemoryMb ?? AUDIT_WORKER_MEMORY_MB;
-  return new Promise<AuditReport>((resolve, reject) => {
-    const workerData: AuditWorkerData = {
-      source: deps.served.source,
-      waitMs: deps.waitMs,
-      now: deps.now().toISOString(),
-    };
-    const worker = new Worker(SCRIPT, { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
-    let settled = false;
-    const finish = (end: () => void) => {
-      if (settled) return;
-      settled = true;
-      void worker.terminate();
-      end();
-    };
-    const answer = async (m: AuditCall): Promise<unknown> => {
-      switch (m.method) {
-        case 'headPosition':
-          return deps.events.headPosition();
-        case 'readAll':
-          return (await deps.events.readAll(m.arg)).map(plain);
-        case 'positions':
-          return deps.served.positions();
-        case 'documents':
-          return deps.served.documents(m.arg);
-      }
-    };
-    worker.on('message', (m: AuditWorkerMessage) => {
-      if (m.kind === 'done') return finish(() => resolve(m.report));
-      if (m.kind === 'failed') return finish(() => reject(new Error(m.error)));
-      answer(m).then(
-        (result) => settled || worker.postMessage({ id: m.id, result } satisfies AuditReply),
-        (err: unknown) =>
-          settled ||
-          worker.postMessage({
-            id: m.id,
-            error: err instanceof Error ? err.message : String(err),
-          } satisfies AuditReply),
-      );
-    });
-    worker.on('error', (err: Error & { code?: string }) =>
-      finish(() =>
-        reject(
-          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? new Error(
-                `The audit ran out of its ${memoryMb} MB of memory and was stopped; the service was not affected. ` +
-                  'Run `npm run cli -- audit verify` on a machine with more memory.',
-              )
-            : err,
-        ),
-      ),
+  const workerData: AuditWorkerData = {
+    source: deps.served.source,
+    waitMs: deps.waitMs,
+    now: deps.now().toISOString(),
+  };
+  const worker = new Worker(SCRIPT, { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
+  let settled = false;
+  let end: { resolve: (r: AuditReport) => void; reject: (err: Error) => void };
+  const result = new Promise<AuditReport>((resolve, reject) => (end = { resolve, reject }));
+  // Settles the result once, and terminates the worker; `gone` resolves once the worker has exited.
+  let gone: Promise<void> = Promise.resolve();
+  const finish = (outcome: { report: AuditReport } | { error: Error }): void => {
+    gone = worker.terminate().then(
+      () => undefined,
+      () => undefined,
     );
-    worker.on('exit', (code) =>
-      finish(() => reject(new Error(`The audit worker stopped (exit code ${code}) before its result.`))),
+    if (settled) return;
+    settled = true;
+    if ('report' in outcome) end.resolve(outcome.report);
+    else end.reject(outcome.error);
+  };
+  const post = (reply: AuditReply) => {
+    if (settled) return;
+    try {
+      worker.postMessage(reply);
+    } catch (err) {
+      finish({ error: new Error(`The audit could not reply to its worker: ${message(err)}`) });
+    }
+  };
+  const answer = async (m: AuditCall): Promise<unknown> => {
+    switch (m.method) {
+      case 'headPosition':
+        return deps.events.headPosition();
+      case 'readAll':
+        return (await deps.events.readAll(m.arg)).map(plain);
+      case 'positions':
+        return deps.served.positions();
+      case 'documents':
+        return deps.served.documents(m.arg.collection, m.arg.afterId, m.arg.limit);
+    }
+  };
+  worker.on('message', (m: AuditWorkerMessage) => {
+    if (m.kind === 'done') return finish({ report: m.report });
+    if (m.kind === 'failed') return finish({ error: new Error(m.error) });
+    answer(m).then(
+      (result) => post({ id: m.id, result }),
+      (err: unknown) => post({ id: m.id, error: message(err) }),
     );
   });
+  worker.on('messageerror', (err: Error) =>
+    finish({ error: new Error(`The audit worker sent a message that could not be read: ${err.message}`) }),
+  );
+  worker.on('error', (err: Error & { code?: string }) =>
+    finish({
+      error:
+        err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new Error(
+              `The audit ran out of its ${memoryMb} MB of memory and was stopped; the service was not affected. ` +
+                'Run `npm run cli -- audit verify` on a machine with more memory.',
+            )
+          : err,
+    }),
+  );
+  worker.on('exit', (code) =>
+    finish({ error: new Error(`The audit worker stopped (exit code ${code}) before its result.`) }),
+  );
+  return {
+    worker,
+    result,
+    cancel: async () => {
+      finish({ error: new AuditCancelledError() });
+      await gone;
+    },
+  };
 }
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));

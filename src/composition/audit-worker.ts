@@ -7,8 +7,9 @@ import type { AuditCall, AuditReply, AuditWorkerData, AuditWorkerMessage } from 
 /**
  * The worker thread of the console's `audit verify` (audit-runner.ts): the replay of the whole log
  * into fresh read models, the part that grows with the log, lives here, under this thread's own
- * heap limit. It reads the log and the served read models through the main thread (a page of
- * events, then one read model at a time), which owns the stores.
+ * heap limit, and so does the comparison: the main thread, which owns the stores, answers its reads
+ * one page at a time (a page of events, or of one read model's served documents), and this thread
+ * compares each page of served documents as it comes with the replayed ones it holds.
  */
 const request = workerData as AuditWorkerData;
 const port = parentPort!;
@@ -24,7 +25,12 @@ function call<T>(method: AuditCall['method'], arg?: unknown): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const id = nextId++;
     pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-    port.postMessage({ kind: 'call', id, method, arg });
+    try {
+      port.postMessage({ kind: 'call', id, method, arg });
+    } catch (err) {
+      pending.delete(id);
+      reject(err instanceof Error ? err : new Error(String(err)));
+    }
   });
 }
 
@@ -35,7 +41,8 @@ const events = {
 const served: ServedReadModels = {
   source: request.source,
   positions: () => call<Map<string, bigint>>('positions'),
-  documents: (collection) => call<Array<StoredDocument<unknown>>>('documents', collection),
+  documents: (collection, afterId, limit) =>
+    call<Array<StoredDocument<unknown>>>('documents', { collection, afterId, limit }),
 };
 try {
   const report = await verifyReadModels(events, served, { waitMs: request.waitMs, now: new Date(request.now) });

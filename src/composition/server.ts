@@ -66,7 +66,7 @@ export interface Service {
   webhooks: Webhooks;
   /** This service's metrics (its own registry); `metrics.scrape()` for METRICS_PORT. */
   metrics: PrometheusMetrics;
-  /** The console's `audit verify` job (tests hold it with its `gate`). */
+  /** The console's `audit verify` job. */
   audit: AuditJob;
 }
 
@@ -93,7 +93,13 @@ export async function buildServices(
 export async function buildService(
   config: Config,
   rawStores: Stores,
-  deps: { logger: Logger; clock: Clock; webhooks?: WebhookOptions },
+  deps: {
+    logger: Logger;
+    clock: Clock;
+    webhooks?: WebhookOptions;
+    /** Awaited before each console audit runs: lets a test hold one in `running`. */
+    auditGate?: () => Promise<void>;
+  },
 ): Promise<Service> {
   let shuttingDown = false;
   const metrics = new PrometheusMetrics();
@@ -144,14 +150,18 @@ export async function buildService(
     // With METRICS_PORT the metrics are served there instead (src/main.ts), not on the API's port.
     ...(config.METRICS_PORT === undefined ? metricsRoutes({ scrape: () => metrics.scrape() }) : []),
   ];
-  // The replay runs in a worker thread with its own heap limit (audit-runner.ts).
+  // The replay and the comparison run in a worker thread with its own heap limit (audit-runner.ts).
+  const auditRun = auditRunner({
+    events: stores.events,
+    served: servedByReadModels(services.readModels, 'this replica'),
+    waitMs: 10_000,
+    now: () => deps.clock.now(),
+    maxMemoryMb: config.AUDIT_WORKER_MEMORY_MB,
+  });
   const audit = new AuditJob({
-    run: auditRunner({
-      events: stores.events,
-      served: servedByReadModels(services.readModels, 'this replica'),
-      waitMs: 10_000,
-      now: () => deps.clock.now(),
-    }).run,
+    run: auditRun.run,
+    cancel: auditRun.cancel,
+    ...(deps.auditGate ? { gate: deps.auditGate } : {}),
     clock: deps.clock,
     logger: deps.logger,
   });
@@ -193,6 +203,8 @@ export async function buildService(
     metrics,
     audit,
     stop: async () => {
+      // First: a running audit reads the stores closed below.
+      await audit.cancel();
       services.catalog.stop();
       stopAutoAcceptLag();
       await autoAccept.stop();

@@ -82,7 +82,12 @@ export interface ReadModelStore {
    * versions (no compare-and-set: that thread alone writes them during a catch-up shared with it).
    */
   importRows?(collection: string, rows: readonly DocumentRow[]): void;
-  /** Every document of a collection, ordered by id (audits). */
+  /** Every document of a collection, ordered by id (tests, small collections); audits page with `pageById`. */
   all<D>(collection: string): Promise<Array<StoredDocument<D>>>;
+  /**
+   * A page of a collection's documents in id order: the first `limit` with an id above `afterId`
+   * (null: from the start). Audits read a whole collection this way, a page at a time.
+   */
+  pageById<D>(collection: string, afterId: string | null, limit: number): Promise<Array<StoredDocument<D>>>;
   close(): Promise<void>;
 }

@@ -43,6 +43,7 @@ class CountingStore implements ReadModelStore {
   checkpoint: ReadModelStore['checkpoint'] = (p) => this.inner.checkpoint(p);
   reset: ReadModelStore['reset'] = (p, c) => this.inner.reset(p, c);
   all: ReadModelStore['all'] = (c) => this.inner.all(c);
+  pageById: ReadModelStore['pageById'] = (c, after, limit) => this.inner.pageById(c, after, limit);
   close = () => this.inner.close();
 }
 

@@ -306,6 +306,17 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
       expect(await s.all('empty')).toEqual([]);
     });
 
+    it('when pageById() is asked page after page, then each page continues after the last id, in id order', async () => {
+      const s = await open();
+      for (const id of ['d', 'b', 'e', 'a', 'c']) await s.put(C, stored(id), null);
+      await s.put('other', stored('z'), null);
+      expect(ids(await s.pageById<Row>(C, null, 2))).toEqual(['a', 'b']);
+      expect(ids(await s.pageById<Row>(C, 'b', 2))).toEqual(['c', 'd']);
+      expect(await s.pageById<Row>(C, 'd', 2)).toEqual([stored('e')]);
+      expect(await s.pageById(C, 'e', 2)).toEqual([]);
+      expect(await s.pageById('empty', null, 2)).toEqual([]);
+    });
+
     describe('retention (ensureIndexes with a retention, purgeExpired)', () => {
       const DAY = 24 * 60 * 60 * 1000;
       const now = new Date('2026-12-31T12:00:00.000Z');

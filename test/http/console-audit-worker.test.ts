@@ -49,3 +49,50 @@ describe.runIf(built || process.env.CI === 'true')('console audit in a worker th
     expect((await t.http.get('/healthz')).status).toBe(200);
   });
 });
+
+describe.runIf(built || process.env.CI === 'true')('console audit stopped at shutdown', () => {
+  it('when the service stops while its worker runs, then the audit is cancelled and the worker is gone', async () => {
+    const t = await startTestService();
+    try {
+      const runner = (await import(RUNNER.href)) as Runner;
+      const audit = runner.auditRunner({
+        events: t.stores.events,
+        served: servedByReadModels(t.service.services.readModels, 'this replica'),
+        waitMs: 10_000,
+        now: () => t.clock.now(),
+      });
+      const outcome = audit.run().then(
+        () => 'finished',
+        (err: unknown) => err,
+      );
+      expect(audit.active).toBe(true);
+      await audit.cancel();
+      expect(await outcome).toBeInstanceOf(runner.AuditCancelledError);
+      expect(audit.active).toBe(false);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('when the service stops while an audit is held by its gate, then stop returns and the job is cancelled', async () => {
+    let gated!: () => void;
+    const reached = new Promise<void>((resolve) => (gated = resolve));
+    // Never released: only the cancel can end this audit.
+    const t = await startTestService({
+      auditGate: () => {
+        gated();
+        return new Promise<void>(() => {});
+      },
+    });
+    try {
+      expect(t.service.audit.start('test')).toBe(true);
+      await reached;
+      expect(t.service.audit.state.state).toBe('running');
+      await t.service.stop();
+      expect(t.service.audit.state.state).toBe('cancelled');
+      await t.service.audit.settled();
+    } finally {
+      await t.stores.close();
+    }
+  });
+});

@@ -288,7 +288,11 @@ describe('console with ADMIN_TOKEN', () => {
 
 describe('console audit', () => {
   let t: TestService;
-  beforeAll(async () => (t = await startTestService({ env: { ADMIN_TOKEN } })));
+  /** While set, a console audit waits for it before it runs (the job's gate). */
+  let hold: (() => Promise<void>) | undefined;
+  beforeAll(
+    async () => (t = await startTestService({ env: { ADMIN_TOKEN }, auditGate: () => hold?.() ?? Promise.resolve() })),
+  );
   afterAll(() => t.close());
 
   /** Starts an audit, waits for the job to end (no sleep: its own promise), and reads its page. */
@@ -305,7 +309,7 @@ describe('console audit', () => {
     const { agent, csrf } = await login(t.service.app.express);
     let release!: () => void;
     let runs = 0;
-    t.service.audit.gate = () => {
+    hold = () => {
       runs++;
       return new Promise<void>((resolve) => (release = resolve));
     };
@@ -327,7 +331,7 @@ describe('console audit', () => {
     } finally {
       release();
       await t.service.audit.settled();
-      t.service.audit.gate = undefined;
+      hold = undefined;
     }
     expect(runs).toBe(1);
     const done = await agent.get('/console/read-side');

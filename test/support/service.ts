@@ -41,7 +41,13 @@ export function tempDataDir(): string {
 }
 
 export async function startTestService(
-  options: { env?: Record<string, string>; clock?: ManualClock; dataDir?: string; webhooks?: WebhookOptions } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: ManualClock;
+    dataDir?: string;
+    webhooks?: WebhookOptions;
+    auditGate?: () => Promise<void>;
+  } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SQLITE_SYNCHRONOUS: 'NORMAL', ...options.env });
@@ -53,6 +59,7 @@ export async function startTestService(
     // One process: it holds the webhook sender lease from its start. Renewals every 2 s would move
     // the log's head under tests that check a refused request appended nothing.
     webhooks: { lease: QUIET_LEASE, ...options.webhooks },
+    ...(options.auditGate ? { auditGate: options.auditGate } : {}),
   });
   const admin = new PartnerAdmin(stores.partners, clock, config.DEFAULT_RATE_LIMIT_PER_MIN);
   const stop = async () => {

@@ -179,6 +179,13 @@ export class MongoReadModelStore implements ReadModelStore {
     return (await this.rows(collection).find({}).sort({ _id: 1 }).toArray()).map((r) => toStored<D>(r));
   }
 
+  async pageById<D>(collection: string, afterId: string | null, limit: number): Promise<Array<StoredDocument<D>>> {
+    const filter: Filter<Row> = afterId === null ? {} : { _id: { $gt: afterId } };
+    return (await this.rows(collection).find(filter).sort({ _id: 1 }).limit(limit).toArray()).map((r) =>
+      toStored<D>(r),
+    );
+  }
+
   async close(): Promise<void> {}
 
   private atomic(): Promise<boolean> {

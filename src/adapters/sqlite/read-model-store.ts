@@ -194,6 +194,19 @@ export class SqliteReadModelStore implements ReadModelStore {
     return rows.map((r) => this.parse(collection, r) as StoredDocument<D>);
   }
 
+  async pageById<D>(collection: string, afterId: string | null, limit: number): Promise<Array<StoredDocument<D>>> {
+    this.flush();
+    this.table(collection);
+    const rows = (
+      afterId === null
+        ? this.statement(`SELECT id, seq, versions, doc FROM ${tableName(collection)} ORDER BY id LIMIT ?`).all(limit)
+        : this.statement(
+            `SELECT id, seq, versions, doc FROM ${tableName(collection)} WHERE id > ? ORDER BY id LIMIT ?`,
+          ).all(afterId, limit)
+    ) as Row[];
+    return rows.map((r) => this.parse(collection, r) as StoredDocument<D>);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.flush();

@@ -17,33 +17,68 @@ export interface Difference {
 
 const MAX_FIELDS = 20;
 
+/** Differences found, counted in full; only the first `MAX_DIFFERENCES` are kept. */
+export interface Differences {
+  count: number;
+  first: Difference[];
+}
+
+/** How many differences a report keeps (the count covers them all). */
+export const MAX_DIFFERENCES = 500;
+
+export const noDifferences = (): Differences => ({ count: 0, first: [] });
+
+export function addDifference(to: Differences, d: Difference): void {
+  to.count++;
+  if (to.first.length < MAX_DIFFERENCES) to.first.push(d);
+}
+
 /**
  * Compares replayed documents with served ones by id: the document and the per-stream revisions
  * it absorbed. `seq` is left out on purpose: it counts events absorbed, and a bounded stream
  * (rider positions) legitimately gives a later replay fewer events to absorb for the same result.
  * Values are compared as JSON (what every store keeps), ignoring key order.
+ *
+ * Incremental: each served page is compared as it comes (`served`), removing what it matched from
+ * `expected`; `finish` then reports what the replay has and the service never served.
  */
-export function diffDocuments(
-  collection: string,
-  expected: Array<StoredDocument<unknown>>,
-  served: Array<StoredDocument<unknown>>,
-): Difference[] {
-  const byId = new Map(served.map((d) => [d.id, d]));
-  const out: Difference[] = [];
-  for (const want of expected) {
-    const got = byId.get(want.id);
-    byId.delete(want.id);
-    if (!got) {
-      out.push({ collection, id: want.id, kind: 'missing', fields: [] });
-      continue;
-    }
-    const fields: FieldDifference[] = [];
-    compare('doc', json(want.doc), json(got.doc), fields);
-    compare('versions', json(want.versions), json(got.versions), fields);
-    if (fields.length) out.push({ collection, id: want.id, kind: 'different', fields: fields.slice(0, MAX_FIELDS) });
+export class DocumentDiff {
+  private readonly expected: Map<string, StoredDocument<unknown>>;
+
+  constructor(
+    private readonly collection: string,
+    expected: Array<StoredDocument<unknown>>,
+    private readonly out: Differences,
+  ) {
+    this.expected = new Map(expected.map((d) => [d.id, d]));
   }
-  for (const id of byId.keys()) out.push({ collection, id, kind: 'extra', fields: [] });
-  return out;
+
+  served(page: Array<StoredDocument<unknown>>): void {
+    for (const got of page) {
+      const want = this.expected.get(got.id);
+      this.expected.delete(got.id);
+      if (!want) {
+        addDifference(this.out, { collection: this.collection, id: got.id, kind: 'extra', fields: [] });
+        continue;
+      }
+      const fields: FieldDifference[] = [];
+      compare('doc', json(want.doc), json(got.doc), fields);
+      compare('versions', json(want.versions), json(got.versions), fields);
+      if (fields.length)
+        addDifference(this.out, {
+          collection: this.collection,
+          id: want.id,
+          kind: 'different',
+          fields: fields.slice(0, MAX_FIELDS),
+        });
+    }
+  }
+
+  finish(): void {
+    for (const id of this.expected.keys())
+      addDifference(this.out, { collection: this.collection, id, kind: 'missing', fields: [] });
+    this.expected.clear();
+  }
 }
 
 const json = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));

@@ -1,8 +1,8 @@
-import { setTimeout as delay } from 'node:timers/promises';
+import { setImmediate as yieldToEventLoop, setTimeout as delay } from 'node:timers/promises';
 import type { EventStore } from '../../ports/event-store.js';
 import type { ReadModelStore, StoredDocument } from '../../ports/read-model-store.js';
 import { PROJECTIONS, type AnyProjection } from '../../../projections/index.js';
-import { diffDocuments, type Difference } from './diff.js';
+import { DocumentDiff, noDifferences, type Difference } from './diff.js';
 import { Replay } from './replay.js';
 import type { ReadModels } from '../read-models.js';
 
@@ -12,8 +12,12 @@ export interface ServedReadModels {
   readonly source: string;
   /** Log position each projection (by name) has applied; absent when the service does not know it. */
   positions(): Promise<Map<string, bigint>>;
-  documents(collection: string): Promise<Array<StoredDocument<unknown>>>;
+  /** A page of a collection's served documents in id order, after `afterId` (null: from the start). */
+  documents(collection: string, afterId: string | null, limit: number): Promise<Array<StoredDocument<unknown>>>;
 }
+
+/** Served documents read per page: the whole of a read model is never read at once. */
+export const AUDIT_PAGE_SIZE = 1000;
 
 /** Served read models kept in a store (MongoDB): positions are the stored checkpoints. */
 export function servedFromStore(
@@ -25,7 +29,7 @@ export function servedFromStore(
     source,
     positions: async () =>
       new Map(await Promise.all(projections.map(async (p) => [p.name, await store.checkpoint(p.name)] as const))),
-    documents: (collection) => store.all(collection),
+    documents: (collection, afterId, limit) => store.pageById(collection, afterId, limit),
   };
 }
 
@@ -34,7 +38,7 @@ export function servedByReadModels(readModels: ReadModels, source: string): Serv
   return {
     source,
     positions: async () => new Map((await readModels.status()).map((s) => [s.name, BigInt(s.position)])),
-    documents: (collection) => readModels.store.all(collection),
+    documents: (collection, afterId, limit) => readModels.store.pageById(collection, afterId, limit),
   };
 }
 
@@ -44,6 +48,8 @@ export interface ReadModelSummary {
   replayed: number;
   served: number;
   servedPosition: bigint | null;
+  /** Documents of this read model that differ. */
+  differences: number;
 }
 
 export interface AuditReport {
@@ -51,6 +57,9 @@ export interface AuditReport {
   /** The log position the replay and the comparison cover. */
   head: bigint;
   readModels: ReadModelSummary[];
+  /** How many documents differ, in all. */
+  differenceCount: number;
+  /** The first `MAX_DIFFERENCES` (diff.ts) of them. */
   differences: Difference[];
   /** Projections the service had not applied up to `head` when compared (their differences may be lag). */
   behind: string[];
@@ -65,6 +74,8 @@ export interface AuditOptions {
   rounds?: number;
   /** Now, for read models with a retention: only documents they still keep are compared. Default: the system clock. */
   now?: Date;
+  /** Served documents read per page; default AUDIT_PAGE_SIZE. */
+  pageSize?: number;
 }
 
 /**
@@ -81,6 +92,7 @@ export async function verifyReadModels(
   const projections = options.projections ?? PROJECTIONS;
   const replay = new Replay(events, projections);
   const rounds = options.rounds ?? 3;
+  const pageSize = options.pageSize ?? AUDIT_PAGE_SIZE;
   for (let round = 1; ; round++) {
     const head = await events.headPosition();
     await replay.advanceTo(head);
@@ -92,26 +104,46 @@ export async function verifyReadModels(
       options.pollMs ?? 100,
     );
     const readModels: ReadModelSummary[] = [];
-    const differences: Difference[] = [];
+    const differences = noDifferences();
     for (const p of projections) {
       const kept = retained(p, options.now ?? new Date());
       const expected = kept(replay.documents(p.collection));
-      const got = kept(await served.documents(p.collection));
-      differences.push(...diffDocuments(p.collection, expected, got));
+      const before = differences.count;
+      const diff = new DocumentDiff(p.collection, expected, differences);
+      let servedCount = 0;
+      for (let afterId: string | null = null; ;) {
+        const page = await served.documents(p.collection, afterId, pageSize);
+        const got = kept(page);
+        servedCount += got.length;
+        diff.served(got);
+        if (page.length < pageSize) break;
+        afterId = page[page.length - 1]!.id;
+        // Between pages, whatever else this thread serves goes first.
+        await yieldToEventLoop();
+      }
+      diff.finish();
       readModels.push({
         projection: p.name,
         collection: p.collection,
         replayed: expected.length,
-        served: got.length,
+        served: servedCount,
         servedPosition: positions.get(p.name) ?? null,
+        differences: differences.count - before,
       });
     }
     const behind = readModels
       .filter((r) => r.servedPosition === null || r.servedPosition < head)
       .map((r) => r.projection);
     const moved = (await events.headPosition()) !== head;
-    if (differences.length === 0 || !moved || round >= rounds)
-      return { source: served.source, head, readModels, differences, behind };
+    if (differences.count === 0 || !moved || round >= rounds)
+      return {
+        source: served.source,
+        head,
+        readModels,
+        differenceCount: differences.count,
+        differences: differences.first,
+        behind,
+      };
   }
 }
 

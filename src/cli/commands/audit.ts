@@ -45,7 +45,7 @@ Examples:
         const report = await verifyReadModels(events, served, { waitMs: opts.wait * 1000 });
         if (opts.json) printJson(toJson(report));
         else process.stdout.write(describe(report));
-        if (report.differences.length) process.exitCode = 1;
+        if (report.differenceCount) process.exitCode = 1;
       });
     });
 }
@@ -58,18 +58,13 @@ function servedThroughApi(api: InternalApi): ServedReadModels {
       new Map(
         (await api.get<ProjectionStatus[]>('/internal/projections')).data.map((s) => [s.name, BigInt(s.position)]),
       ),
-    documents: async (collection) => {
-      const docs: Array<StoredDocument<unknown>> = [];
-      let after: string | null = null;
-      do {
-        const query: string = `limit=5000${after ? `&starting_after=${encodeURIComponent(after)}` : ''}`;
-        const page = await api.get<Array<StoredDocument<unknown>>>(
+    documents: async (collection, afterId, limit) => {
+      const query = `limit=${limit}${afterId === null ? '' : `&starting_after=${encodeURIComponent(afterId)}`}`;
+      return (
+        await api.get<Array<StoredDocument<unknown>>>(
           `/internal/read-models/${encodeURIComponent(collection)}?${query}`,
-        );
-        docs.push(...page.data);
-        after = page.pagination?.has_more ? page.pagination.next_starting_after : null;
-      } while (after);
-      return docs;
+        )
+      ).data;
     },
   };
 }
@@ -82,8 +77,12 @@ function describe(report: AuditReport): string {
   }
   for (const d of report.differences) out += describeDifference(d);
   const counts = report.readModels.map((r) => `${r.collection} ${r.served}`).join(', ');
-  const verdict = report.differences.length
-    ? `FAILED: ${report.differences.length} difference(s) in ${new Set(report.differences.map((d) => d.collection)).size} read model(s)`
+  const shown =
+    report.differences.length < report.differenceCount
+      ? ` (listed: the first ${report.differences.length} of ${report.differenceCount})`
+      : '';
+  const verdict = report.differenceCount
+    ? `FAILED: ${report.differenceCount} difference(s) in ${report.readModels.filter((r) => r.differences > 0).length} read model(s)${shown}`
     : `OK: ${report.readModels.length} read models equal the replay`;
   return `${out}audit verify ${verdict} (log up to position ${report.head}; documents: ${counts}; served by ${report.source})\n`;
 }
@@ -96,7 +95,7 @@ function describeDifference(d: Difference): string {
 }
 
 const toJson = (r: AuditReport) => ({
-  ok: r.differences.length === 0,
+  ok: r.differenceCount === 0,
   ...r,
   head: r.head.toString(),
   readModels: r.readModels.map((m) => ({ ...m, servedPosition: m.servedPosition?.toString() ?? null })),

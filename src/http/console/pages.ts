@@ -636,6 +636,10 @@ function auditState(s: AuditJobState): Html {
       return html`<p class="bad" id="audit-verdict">
         The audit started at ${s.startedAt} could not finish (${s.finishedAt}): ${s.error}
       </p>`;
+    case 'cancelled':
+      return html`<p class="notice" id="audit-verdict">
+        The audit started at ${s.startedAt} was cancelled at ${s.finishedAt} (the service was stopping).
+      </p>`;
     case 'done':
       return html`<p class="muted">Audit started at ${s.startedAt}, finished at ${s.finishedAt}.</p>
         ${auditResult(s.report)}`;
@@ -643,8 +647,8 @@ function auditState(s: AuditJobState): Html {
 }
 
 function auditResult(r: AuditReport): Html {
-  const verdict = r.differences.length
-    ? html`<p class="bad" id="audit-verdict">FAILED: ${r.differences.length} difference(s)</p>`
+  const verdict = r.differenceCount
+    ? html`<p class="bad" id="audit-verdict">FAILED: ${r.differenceCount} difference(s)</p>`
     : html`<p class="ok" id="audit-verdict">
         OK: ${r.readModels.length} read models equal the replay (log up to position ${r.head})
       </p>`;
@@ -672,7 +676,13 @@ function auditResult(r: AuditReport): Html {
     </table>
     ${
       r.differences.length
-        ? html`<h3>Differences</h3>
+        ? html`<h3>
+              Differences${
+                r.differences.length < r.differenceCount
+                  ? html`: the first ${r.differences.length} of ${r.differenceCount}`
+                  : ''
+              }
+            </h3>
             <ul>
               ${r.differences.map(
                 (d) =>

@@ -95,10 +95,14 @@ export function internalReadModelRoutes(deps: { readModels: ReadModels }) {
             { param: 'collection' },
           );
         }
-        const all = await deps.readModels.store.all(params.collection);
-        const start = query.starting_after === undefined ? 0 : firstAfter(all, query.starting_after);
-        const page = all.slice(start, start + query.limit);
-        const has_more = start + page.length < all.length;
+        // One page read, plus one document to know whether more follow.
+        const rows = await deps.readModels.store.pageById(
+          params.collection,
+          query.starting_after ?? null,
+          query.limit + 1,
+        );
+        const page = rows.slice(0, query.limit);
+        const has_more = rows.length > query.limit;
         return {
           data: page,
           pagination: {
@@ -110,16 +114,4 @@ export function internalReadModelRoutes(deps: { readModels: ReadModels }) {
       },
     }),
   ];
-}
-
-/** Index of the first document whose id sorts after `id` (documents are ordered by id). */
-function firstAfter(docs: Array<{ id: string }>, id: string): number {
-  let lo = 0;
-  let hi = docs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (docs[mid]!.id <= id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

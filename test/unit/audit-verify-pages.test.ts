@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { verifyReadModels, type ServedReadModels } from '../../src/application/audit/verify.js';
+import type { StoredDocument } from '../../src/ports/read-model-store.js';
+import { PROJECTIONS } from '../../projections/index.js';
+
+// An empty log: the replay has no document, so every served one is a difference ("extra").
+const events = { headPosition: async () => 0n, readAll: async () => [] };
+const orders = PROJECTIONS.find((p) => p.collection === 'orders')!;
+
+function served(ids: string[]): { served: ServedReadModels; reads: Array<{ afterId: string | null; limit: number }> } {
+  const reads: Array<{ afterId: string | null; limit: number }> = [];
+  const docs: Array<StoredDocument<unknown>> = ids.map((id) => ({ id, seq: 1, versions: {}, doc: { id } }));
+  return {
+    reads,
+    served: {
+      source: 'test',
+      positions: async () => new Map([[orders.name, 0n]]),
+      documents: async (collection, afterId, limit) => {
+        if (collection !== orders.collection) return [];
+        reads.push({ afterId, limit });
+        return docs.filter((d) => afterId === null || d.id > afterId).slice(0, limit);
+      },
+    },
+  };
+}
+
+describe('audit verify reads served documents a page at a time and keeps the first 500 differences', () => {
+  it('when a read model spans pages, then each page continues after the last id and all are compared', async () => {
+    const { served: s, reads } = served(['a', 'b', 'c', 'd', 'e']);
+    const report = await verifyReadModels(events, s, { projections: [orders], pageSize: 2, waitMs: 0 });
+    expect(reads).toEqual([
+      { afterId: null, limit: 2 },
+      { afterId: 'b', limit: 2 },
+      { afterId: 'd', limit: 2 },
+    ]);
+    expect(report.differenceCount).toBe(5);
+    expect(report.differences.map((d) => [d.id, d.kind])).toEqual(['a', 'b', 'c', 'd', 'e'].map((id) => [id, 'extra']));
+    expect(report.readModels[0]).toMatchObject({ replayed: 0, served: 5 });
+  });
+
+  it('when more than 500 documents differ, then all are counted and the first 500 kept', async () => {
+    const ids = Array.from({ length: 1234 }, (_, i) => `o${String(i).padStart(5, '0')}`);
+    const report = await verifyReadModels(events, served(ids).served, { projections: [orders], waitMs: 0 });
+    expect(report.differenceCount).toBe(1234);
+    expect(report.differences).toHaveLength(500);
+    expect(report.differences[499]!.id).toBe(ids[499]);
+  });
+});
