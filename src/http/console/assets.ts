@@ -184,7 +184,7 @@ function packageRoot(): string {
 }
 
 /**
- * Mermaid's bundle (5.5 MB), streamed from disk at each request, never held in memory: the file in
+ * Mermaid's bundle (3.6 MB), streamed from disk at each request, never held in memory: the file in
  * node_modules, or its gzipped copy (about a quarter of it) that `npm run build` writes
  * (prepare-assets.ts). Without the copy the plain file is served.
  */

@@ -134,7 +134,7 @@ export function consoleRouter(
     const file = String(req.params.file);
     res.setHeader('Cache-Control', 'no-cache');
     if (file === MERMAID.name) {
-      // 5.5 MB (1.6 gzipped): only for a logged-in operator, never for anyone who can reach the port.
+      // 3.6 MB (1.0 gzipped): only for a logged-in operator, never for anyone who can reach the port.
       if (!sessions.verify(cookieValue(req, CONSOLE_COOKIE)))
         return void send(res, 401, errorPage('Log in first', 'This file is for logged-in operators.'));
       // Streamed from disk, gzipped when the build's copy is there; each body has its own ETag.
