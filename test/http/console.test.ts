@@ -10,6 +10,7 @@ import { jsonLineSink, type LogLine } from '../support/log-sink.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
 import { placeOrder } from '../support/orders.js';
+import { waitFor } from '../support/wait.js';
 import { register, startReceiver, startWebhookService, type Receiver } from './webhooks-fixture.js';
 import { CONSOLE_COOKIE } from '../../src/http/console/router.js';
 import { streamsPage } from '../../src/http/console/pages.js';
@@ -387,6 +388,47 @@ describe('console order page of a refused history', () => {
     expect(page.text).toContain('The order machine refuses this history from its first event.');
     expect(page.text).toMatch(/refused: /);
     expect((await agent.get('/console/orders/ord_nothing_here')).status).toBe(404);
+  });
+});
+
+describe('console read side with a parked event', () => {
+  let t: TestService;
+  beforeAll(async () => (t = await startTestService({ env: { ADMIN_TOKEN } })));
+  afterAll(() => t.close());
+
+  it('when the webhook dispatcher parks an event written without its partner, then the read side lists it and links its stream', async () => {
+    const partner = await t.partner({ name: 'Parked Partner' });
+    const placed = await placeOrder(t.http, partner.sandbox);
+    expect(placed.status).toBe(201);
+    const orderId = placed.body.data.id as string;
+    // Another tool (a migration script, say) accepts the order without the metadata the service
+    // writes: the machine allows the step, but nobody can say whose webhook it is, so the
+    // dispatcher parks it for an operator.
+    const [placedEvent] = await t.stores.events.readStream(`order-${orderId}`);
+    await t.stores.events.append(
+      `order-${orderId}`,
+      [{ type: 'OrderAccepted', data: { at: '2026-11-24T12:00:00.000Z' }, metadata: { schema_version: 1 } }],
+      { expectedRevision: placedEvent!.revision },
+    );
+    const parked = await waitFor(
+      async () => {
+        const events = await t.service.webhooks.dispatcher.parked();
+        return events.length ? events : undefined;
+      },
+      { what: 'the dispatcher to park the event' },
+    );
+    expect(parked.map((e) => [e.streamId, e.revision, e.type])).toEqual([[`order-${orderId}`, 1, 'OrderAccepted']]);
+
+    const { agent } = await login(t.service.app.express);
+    const page = await agent.get('/console/read-side');
+    expect(page.status).toBe(200);
+    const row = /<tr>\s*<t[dh][^>]*>webhook-dispatcher<\/t[dh]>[\s\S]*?<\/tr>/.exec(page.text)?.[0];
+    expect(row, 'the dispatcher row').toBeTruthy();
+    expect(row).toMatch(new RegExp(`href="/console/streams/order-${orderId}\\?from=1&(amp;)?count=1"`));
+    expect(row).toContain('OrderAccepted');
+    const stream = await agent.get(`/console/streams/order-${orderId}?from=1&count=1`);
+    expect(stream.status).toBe(200);
+    expect(stream.text).toContain('OrderAccepted');
   });
 });
 
