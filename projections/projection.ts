@@ -8,6 +8,20 @@ export type ProjectedEvent = Pick<
 >;
 
 /**
+ * The fields a projection reads, copied into a plain object: an adapter's event may read its data
+ * lazily through accessors, which a message to another thread would not carry.
+ */
+export const projectedEvent = (e: ProjectedEvent): ProjectedEvent => ({
+  id: e.id,
+  streamId: e.streamId,
+  type: e.type,
+  revision: e.revision,
+  position: e.position,
+  data: e.data,
+  metadata: e.metadata,
+});
+
+/**
  * A read model: which events it reads, which document each one touches, and a pure fold.
  * Adding a read model is one file exporting one of these, listed in projections/index.ts.
  */

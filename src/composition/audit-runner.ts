@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { verifyReadModels, type AuditReport, type ServedReadModels } from '../application/audit/verify.js';
 import type { EventStore, ReadAllOptions, RecordedEvent } from '../ports/event-store.js';
+import { projectedEvent } from '../../projections/projection.js';
 
 /** What the audit worker is started with. */
 export interface AuditWorkerData {
@@ -85,17 +86,8 @@ export function auditRunner(deps: AuditRunnerDeps): AuditRunner {
     },
   };
 }
-/** A recorded event as a plain object (an adapter's may read its data lazily, which a message would not carry). */
-const plain = (e: RecordedEvent): RecordedEvent => ({
-  id: e.id,
-  streamId: e.streamId,
-  type: e.type,
-  revision: e.revision,
-  position: e.position,
-  data: e.data,
-  metadata: e.metadata,
-  recordedAt: e.recordedAt,
-});
+/** A recorded event as a plain object, as a message to the worker carries it. */
+const plain = (e: RecordedEvent): RecordedEvent => ({ ...projectedEvent(e), recordedAt: e.recordedAt });
 
 function startWorker(deps: AuditRunnerDeps): {
   worker: Worker;

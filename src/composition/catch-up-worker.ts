@@ -6,7 +6,7 @@ import { SqliteReadModelStore } from '../adapters/sqlite/read-model-store.js';
 import { indexedFields } from '../adapters/sqlite/read-model-sql.js';
 import { MAX_BATCHES_AHEAD, type CatchUpBatch, type CatchUpRequest } from '../application/catch-up-worker.js';
 import { PROJECTIONS } from '../../projections/index.js';
-import { applyEvents, documentIds, eventsByDocument, reads } from '../../projections/projection.js';
+import { applyEvents, documentIds, eventsByDocument, projectedEvent, reads } from '../../projections/projection.js';
 import type { DocumentRow, StoredDocument } from '../ports/read-model-store.js';
 
 /**
@@ -46,15 +46,7 @@ for (let reachedHead = false; !reachedHead;) {
     // Plain objects (a recorded event reads its data lazily, which a message would not carry).
     events: page.events
       .filter((e) => forward.some((p) => reads(p, e.streamId) && documentIds(p, e).length > 0))
-      .map((e) => ({
-        id: e.id,
-        streamId: e.streamId,
-        type: e.type,
-        revision: e.revision,
-        position: e.position,
-        data: e.data,
-        metadata: e.metadata,
-      })),
+      .map(projectedEvent),
   };
   for (const { p, fields } of projections) {
     const rows: DocumentRow[] = [];

@@ -10,6 +10,7 @@ import type { PartnerAdmin } from '../../application/partners.js';
 import type { OrderSearch } from '../../application/orders/order-search.js';
 import { readOrderHistory } from '../../application/orders/history.js';
 import type { AuditJob } from '../../application/audit/audit-job.js';
+import { pageContentSecurityPolicy } from '../content-security-policy.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WebhookDeliveries } from '../../webhooks/deliveries.js';
 import type { AuthThrottle } from '../middleware/auth.js';
@@ -48,21 +49,8 @@ export interface ConsoleDeps {
 
 export const CONSOLE_COOKIE = 'console_sid';
 
-/**
- * Scripts and styles from /console/assets only; mermaid writes its SVG's styles inline, hence
- * 'unsafe-inline' for styles (never for scripts). Forms post to the console only.
- */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** Scripts and styles from /console/assets; forms post to the console only. */
+export const CONSOLE_CSP = pageContentSecurityPolicy({ formAction: "'self'" });
 
 const NOTICES: Record<string, string> = {
   redelivered: 'Redelivered: the attempt is the last one of the delivery below.',

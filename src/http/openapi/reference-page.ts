@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { pageContentSecurityPolicy } from '../content-security-policy.js';
 
 /**
  * The API reference at /docs: Scalar's API reference (`@scalar/api-reference`), served by the
@@ -12,22 +13,10 @@ export const REFERENCE_SCRIPT_PATH = '/docs/assets/api-reference.js';
 export const REFERENCE_INIT_PATH = '/docs/assets/init.js';
 
 /**
- * Scripts only from this origin (the bundle and the start script, no inline script); Scalar adds
- * its styles at run time, hence inline styles; requests ("try it", the document) to this origin
- * only, so the reference cannot call out to anyone else.
+ * Requests ("try it", the document) to this origin only, so the reference cannot call out to
+ * anyone else; no forms.
  */
-export const REFERENCE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "worker-src 'self' blob:",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const REFERENCE_CSP = pageContentSecurityPolicy({ formAction: "'none'", workerSrc: "'self' blob:" });
 
 export const REFERENCE_HTML = `<!doctype html>
 <html lang="en">
