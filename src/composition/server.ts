@@ -162,6 +162,8 @@ export async function buildService(
     run: auditRun.run,
     cancel: auditRun.cancel,
     ...(deps.auditGate ? { gate: deps.auditGate } : {}),
+    events: stores.events,
+    replica: metrics.replica,
     clock: deps.clock,
     logger: deps.logger,
   });

@@ -87,9 +87,9 @@ describe.runIf(built || process.env.CI === 'true')('console audit stopped at shu
     try {
       expect(t.service.audit.start('test')).toBe(true);
       await reached;
-      expect(t.service.audit.state.state).toBe('running');
+      expect((await t.service.audit.state()).state).toBe('running');
       await t.service.stop();
-      expect(t.service.audit.state.state).toBe('cancelled');
+      expect((await t.service.audit.state()).state).toBe('cancelled');
       await t.service.audit.settled();
     } finally {
       await t.stores.close();

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { openStores, type Stores } from '../../src/composition/stores.js';
@@ -13,6 +14,7 @@ import { placeOrder } from '../support/orders.js';
 import { waitFor } from '../support/wait.js';
 import { register, startReceiver, startWebhookService, type Receiver } from './webhooks-fixture.js';
 import { CONSOLE_COOKIE } from '../../src/http/console/router.js';
+import { AUDIT_STREAM } from '../../src/application/audit/audit-job.js';
 import { streamsPage } from '../../src/http/console/pages.js';
 import { MERMAID } from '../../src/http/console/assets.js';
 import { prepareConsoleAssets } from '../../src/http/console/prepare-assets.js';
@@ -362,6 +364,55 @@ describe('console audit', () => {
     expect(tampered.text).toContain(
       `<code>doc.status</code>: replay <code>&quot;${stored.doc.status}&quot;</code>, served <code>&quot;delivered&quot;</code>`,
     );
+  });
+});
+
+describe('console audit across replicas', () => {
+  // Two replicas on one DATA_DIR: one event log, each with its own read models.
+  let a: TestService;
+  let b: TestService;
+  beforeAll(async () => {
+    a = await startTestService({ env: { ADMIN_TOKEN } });
+    b = await startTestService({ env: { ADMIN_TOKEN }, dataDir: a.dataDir });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('when one replica has run an audit, then the other shows its outcome and names the replica that ran it', async () => {
+    expect((await (await login(b.service.app.express)).agent.get('/console/read-side')).text).toContain(
+      'No audit has run from the console yet.',
+    );
+    const { agent, csrf } = await login(a.service.app.express);
+    expect((await agent.post('/console/read-side/audit').type('form').send({ csrf })).status).toBe(303);
+    await a.service.audit.settled();
+
+    const other = (await login(b.service.app.express)).agent;
+    const status = (await other.get('/console/read-side/audit')).body as { state: string; replica: string };
+    expect(status.state).toBe('done');
+    expect(status.replica).toBe(a.service.metrics.replica);
+    const page = await other.get('/console/read-side');
+    expect(page.text).toContain(`on replica <span class="mono">${a.service.metrics.replica}</span>, finished at`);
+    expect(page.text).toMatch(/id="audit-verdict">\s*OK: \d+ read models equal the replay/);
+  });
+
+  it('when the replica running an audit is a process of this host that has ended, then the others show the audit failed', async () => {
+    const gone = `${os.hostname()}/2147483646/0badc0de`;
+    await a.stores.events.append(
+      AUDIT_STREAM,
+      [
+        {
+          type: 'AuditStarted',
+          data: { started_at: '2026-11-24T10:00:00.000Z', by: 'c0ffee', replica: gone },
+          metadata: { actor: 'support', schema_version: 1 },
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    const { agent } = await login(b.service.app.express);
+    expect((await agent.get('/console/read-side/audit')).body).toMatchObject({ state: 'failed', replica: gone });
+    expect((await agent.get('/console/read-side')).text).toContain('the replica running it stopped before it finished');
   });
 });
 

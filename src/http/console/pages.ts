@@ -613,9 +613,8 @@ export function readSidePage(
       </table>
       <h2>Audit</h2>
       <p>
-        Replays the whole log into fresh read models and compares them with the ones this replica serves (<code
-          >audit verify</code
-        >), in the background, one at a time per replica.
+        Replays the whole log into fresh read models and compares them with the ones the replica that runs it serves
+        (<code>audit verify</code>), in the background, one at a time per replica. Every replica shows the newest audit.
       </p>
       <form method="post" action="/console/read-side/audit">
         ${csrfField(csrf)}<button type="submit">Run audit verify</button>
@@ -627,21 +626,27 @@ export function readSidePage(
 function auditState(s: AuditJobState): Html {
   switch (s.state) {
     case 'idle':
-      return html`<p class="muted">No audit has run in this replica since it started.</p>`;
+      return html`<p class="muted">No audit has run from the console yet.</p>`;
     case 'running':
       return html`<p class="notice" id="audit-running" role="status" data-audit-poll="/console/read-side/audit">
-        Audit running since ${s.startedAt}: this page shows its result when it ends.
+        Audit running since ${s.startedAt} on replica <span class="mono">${s.replica}</span>: this page shows its result
+        when it ends.
       </p>`;
     case 'failed':
       return html`<p class="bad" id="audit-verdict">
-        The audit started at ${s.startedAt} could not finish (${s.finishedAt}): ${s.error}
+        The audit started at ${s.startedAt} on replica <span class="mono">${s.replica}</span> could not finish
+        (${s.finishedAt}): ${s.error}
       </p>`;
     case 'cancelled':
       return html`<p class="notice" id="audit-verdict">
-        The audit started at ${s.startedAt} was cancelled at ${s.finishedAt} (the service was stopping).
+        The audit started at ${s.startedAt} on replica <span class="mono">${s.replica}</span> was cancelled at
+        ${s.finishedAt} (the service was stopping).
       </p>`;
     case 'done':
-      return html`<p class="muted">Audit started at ${s.startedAt}, finished at ${s.finishedAt}.</p>
+      return html`<p class="muted">
+          Audit started at ${s.startedAt} on replica <span class="mono">${s.replica}</span>, finished at
+          ${s.finishedAt}; it compared that replica's read models.
+        </p>
         ${auditResult(s.report)}`;
   }
 }

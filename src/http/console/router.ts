@@ -442,15 +442,18 @@ export function consoleRouter(
           await deps.readModels.status(),
           await deps.consumerGroups(),
           done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined,
-          deps.audit.state,
+          await deps.audit.state(),
         ),
       );
     }),
   );
-  router.get('/console/read-side/audit', (_req, res) => {
-    const s = deps.audit.state;
-    res.json({ state: s.state, ...(s.state === 'idle' ? {} : { started_at: s.startedAt }) });
-  });
+  router.get(
+    '/console/read-side/audit',
+    handle(async (_req, res) => {
+      const s = await deps.audit.state();
+      res.json({ state: s.state, ...(s.state === 'idle' ? {} : { started_at: s.startedAt, replica: s.replica }) });
+    }),
+  );
   router.get(
     '/console/read-side/status',
     handle(async (_req, res) => {
