@@ -1,16 +1,12 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestService, type TestPartner, type TestService } from '../support/service.js';
+import { browserTestRuns, CHROMIUM, haveChromium, launchChromium } from '../support/chromium.js';
 
-// The API reference at /docs in a real browser: Debian's chromium (`.ci/run` installs it). CI must
-// run it; elsewhere the test is skipped, saying so, when chromium is not installed.
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI !== 'true')
-  console.warn(`!!! SKIPPED the API reference browser test: ${CHROMIUM} is missing (apt-get install chromium)`);
+// The API reference at /docs in a real browser (test/support/chromium.ts).
+const RUNS = browserTestRuns('API reference');
 
 // Generous bounds: the page loads a 4 MB bundle and renders about 50 operations on a busy 2-core machine.
 const RENDER_MS = 60_000;
@@ -28,17 +24,7 @@ beforeAll(async () => {
   server = http.createServer(t.service.app.express);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -72,7 +58,7 @@ async function openReference(): Promise<{ page: Page; elsewhere: string[]; error
   return { page, elsewhere, errors };
 }
 
-describe.runIf(haveChromium || process.env.CI === 'true')('API reference page (/docs) in Chromium', () => {
+describe.runIf(RUNS)('API reference page (/docs) in Chromium', () => {
   it('when opened, then it renders every operation group and the webhook events, from this service only', async () => {
     expect(haveChromium, `${CHROMIUM} is required in CI`).toBe(true);
     const { page, elsewhere, errors } = await openReference();

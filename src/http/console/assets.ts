@@ -15,7 +15,7 @@ const CSS = `
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
 a{color:var(--accent)}
-a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,summary:focus-visible{outline:3px solid #f0a400;outline-offset:2px}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,summary:focus-visible,pre:focus-visible{outline:3px solid #f0a400;outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:4px 8px;z-index:2}
 header{display:flex;gap:1.5em;align-items:center;padding:.6em 1.2em;background:#0f2347;color:#fff;flex-wrap:wrap}
 header a{color:#fff}header nav ul{display:flex;gap:1.2em;list-style:none;margin:0;padding:0}
@@ -43,9 +43,9 @@ button.danger{background:var(--bad);border-color:var(--bad)}
 @media (max-width:1000px){.cols{grid-template-columns:1fr}}
 .replay{display:flex;gap:.6em;align-items:center;flex-wrap:wrap;margin:.5em 0}
 .replay input[type=range]{width:16em}
-tr.future{opacity:.45}
+tr.future{color:var(--muted)}tr.future .status{background:none;box-shadow:inset 0 0 0 1px var(--line)}
 tr.at{background:#fff6d6}
-.diagram{border:1px solid var(--line);padding:.5em;overflow:auto}
+.diagram{border:1px solid var(--line);padding:.5em;overflow:auto;max-height:none}
 .diagram svg{max-width:100%;height:auto}
 dl.state{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:.3em 0}
 dl.state dt{font-weight:600}dl.state dd{margin:0}

@@ -91,6 +91,8 @@ export function loginPage(message?: string): string {
 const idText = (v: unknown): string =>
   typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
 const money = (minor: number, o: Pick<OrderView, 'currency'>): string => `${toMajor(minor, o.currency)} ${o.currency}`;
+/** JSON in a box that scrolls past its size (CSS), focusable so that the keyboard scrolls it too. */
+const scrollBox = (value: unknown): Html => html`<pre tabindex="0">${JSON.stringify(value, null, 2)}</pre>`;
 const status = (s: string | null): Html => html`<span class="status">${s ?? 'unknown'}</span>`;
 const options = (values: readonly string[], selected: string | undefined, any: string): Html =>
   html`<option value="">${any}</option>
@@ -350,7 +352,7 @@ ${replay[at]!.diagram}</pre>
                 <td>
                   <details>
                     <summary>data</summary>
-                    <pre>${JSON.stringify(s.entry.data, null, 2)}</pre>
+                    ${scrollBox(s.entry.data)}
                   </details>
                 </td>
               </tr>`,
@@ -512,8 +514,8 @@ export function streamPage(
                 <td>${e.position}</td>
                 <td>${e.recordedAt.toISOString()}</td>
                 <td>${e.type}</td>
-                <td><pre>${JSON.stringify(e.metadata, null, 2)}</pre></td>
-                <td><pre>${JSON.stringify(e.data, null, 2)}</pre></td>
+                <td>${scrollBox(e.metadata)}</td>
+                <td>${scrollBox(e.data)}</td>
               </tr>`,
           )}
         </tbody>
