@@ -246,6 +246,19 @@ export interface StreamInfo {
   lastRevision: number;
 }
 
+/**
+ * Names compare as the adapter orders them (the same order for the listing and for `after`), so
+ * passing the last name of a page as `after` gives the next page: each stream once, none skipped.
+ */
+export interface ListStreamsOptions {
+  /** Only streams whose name starts with this. */
+  prefix?: string;
+  /** At most this many streams (all when absent). */
+  limit?: number;
+  /** Only streams whose name is strictly greater than this: the last name of the previous page. */
+  after?: string;
+}
+
 export interface AppendOptions {
   expectedRevision: ExpectedRevision;
   /**
@@ -275,8 +288,8 @@ export interface EventStore {
   headPosition(): Promise<bigint>;
   /** Keep only the newest `maxCount` events of a stream (rider positions). */
   setStreamMaxCount(streamId: string, maxCount: number): Promise<void>;
-  /** Streams with their last revision, ordered by name (stream browser). */
-  listStreams(options?: { prefix?: string; limit?: number }): Promise<StreamInfo[]>;
+  /** Streams with their last revision, ordered by name (stream browser); a page at a time with `after`. */
+  listStreams(options?: ListStreamsOptions): Promise<StreamInfo[]>;
   consumerGroup(options: ConsumerGroupOptions): ConsumerGroup;
   /**
    * Embedded only: the log's SQLite file, which a worker thread of this process may read (read-only)

@@ -151,6 +151,29 @@ describe(
       expect(missing.stderr).toContain('stream order-nope has no events');
     });
 
+    it('when streams are listed a page at a time with --after, then the pages hold every stream once, in order', async () => {
+      const names = async (args: string[]) =>
+        (
+          JSON.parse((await cli(env(), ['streams', 'list', '--json', ...args])).stdout) as Array<{ stream: string }>
+        ).map((s) => s.stream);
+      const all = await names(['--prefix', 'order-']);
+      expect(all).toEqual([`order-${delivered}`, `order-${cancelled}`].sort());
+      const pages: string[][] = [];
+      for (let after: string | undefined; pages.length < 5;) {
+        const page = await names(['--prefix', 'order-', '--limit', '1', ...(after ? ['--after', after] : [])]);
+        pages.push(page);
+        if (page.length < 1) break;
+        after = page.at(-1);
+      }
+      expect(pages).toEqual([[all[0]], [all[1]], []]);
+      // Without a prefix the cursor still bounds the names from below.
+      const table = await cli(env(), ['streams', 'list', '--after', all[0]!]);
+      expect(table.code).toBe(0);
+      expect(table.stdout).toContain(all[1]);
+      expect(table.stdout).not.toContain(`${all[0]} `);
+      expect((await cli(env(), ['streams', 'list', '--help'])).stdout).toContain('--after <stream>');
+    });
+
     it('when the internal API is asked, then it reports progress and serves every document, in pages, to the admin only', async () => {
       const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
       await t.service.services.readModels.catchUp('orders-list');

@@ -483,6 +483,82 @@ export function eventStoreContract(
       });
     });
 
+    describe('listStreams', () => {
+      /** Appends `events` events to each stream, in the order given (not the order of their names). */
+      async function streams(spec: Record<string, number>): Promise<void> {
+        for (const [name, events] of Object.entries(spec))
+          await store.append(
+            s(name),
+            Array.from({ length: events }, (_, i) => ev(`E${i}`)),
+            { expectedRevision: 'no_stream' },
+          );
+      }
+
+      it('pages through every stream with a small limit: each name once, in order, with its last revision', async () => {
+        await streams({
+          'order-c': 1,
+          'order-a': 3,
+          'rider-b': 2,
+          'order-b': 1,
+          'order-b-2': 2,
+          'claim-z': 1,
+          'x-1': 4,
+        });
+        await store.setStreamMaxCount(s('rider-later'), 5); // set before the stream has an event: not a stream yet
+        const expected = [
+          ['claim-z', 0],
+          ['order-a', 2],
+          ['order-b', 0],
+          ['order-b-2', 1],
+          ['order-c', 0],
+          ['rider-b', 1],
+          ['x-1', 3],
+        ].map(([name, lastRevision]) => ({ streamId: s(name as string), lastRevision }));
+        expect(await store.listStreams({ prefix: s('') })).toEqual(expected);
+        const pages: string[][] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await store.listStreams({ prefix: s(''), limit: 2, ...(after === undefined ? {} : { after }) });
+          pages.push(page.map((x) => x.streamId));
+          expect(page).toEqual(expected.slice((pages.length - 1) * 2, pages.length * 2));
+          if (page.length < 2) break;
+          after = page.at(-1)!.streamId;
+          expect(pages.length).toBeLessThan(10);
+        }
+        expect(pages.map((p) => p.length)).toEqual([2, 2, 2, 1]);
+        expect(pages.flat()).toEqual(expected.map((x) => x.streamId));
+      });
+
+      it('takes after and prefix together: names after the cursor that also start with the prefix', async () => {
+        await streams({ 'b-2': 1, 'a-2': 1, 'b-1': 2, 'a-1': 1, 'b-10': 1, c: 1 });
+        const names = async (options: { prefix: string; after: string; limit?: number }) =>
+          (await store.listStreams({ ...options, prefix: s(options.prefix), after: s(options.after) })).map(
+            (x) => x.streamId,
+          );
+        // A cursor before the prefix's names: all of them.
+        expect(await names({ prefix: 'b-', after: 'a-2' })).toEqual([s('b-1'), s('b-10'), s('b-2')]);
+        // A cursor among them: strictly after it, whether it names a stream or falls between two.
+        expect(await names({ prefix: 'b-', after: 'b-1' })).toEqual([s('b-10'), s('b-2')]);
+        expect(await names({ prefix: 'b-', after: 'b-11' })).toEqual([s('b-2')]);
+        expect(await names({ prefix: 'b-', after: 'b-1', limit: 1 })).toEqual([s('b-10')]);
+        // A cursor past the prefix's names: none, though other streams follow.
+        expect(await names({ prefix: 'a-', after: 'a-9' })).toEqual([]);
+        expect(await names({ prefix: '', after: 'b-2' })).toEqual([s('c')]);
+      });
+
+      it('after the last name there is nothing: []', async () => {
+        await streams({ 'order-1': 1, 'order-2': 1 });
+        expect(await store.listStreams({ prefix: s(''), after: s('order-2') })).toEqual([]);
+        expect(await store.listStreams({ prefix: s(''), after: s('zzz'), limit: 5 })).toEqual([]);
+        if (fixture.isolated) {
+          const last = (await store.listStreams()).at(-1)!.streamId;
+          expect(last).toBe(s('order-2'));
+          expect(await store.listStreams({ after: last })).toEqual([]);
+          expect(await store.listStreams({ after: last, limit: 1 })).toEqual([]);
+        }
+      });
+    });
+
     describe('consumer groups', () => {
       it('acks, retries (also on throw) and parks, in order', async () => {
         await store.append(

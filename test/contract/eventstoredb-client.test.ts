@@ -378,7 +378,7 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     }
   });
 
-  it('lists streams reading $streams in bounded pages and only the listed streams’ last revisions', async () => {
+  it('lists streams reading $streams in bounded pages and only the listed streams’ last revisions, page after page', async () => {
     const { server, store } = await setUp();
     const names = Array.from({ length: 10 }, (_, i) => s(`stream-${String(i).padStart(2, '0')}`));
     for (const [i, name] of [...names].reverse().entries()) {
@@ -401,6 +401,23 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     expect(pages.length).toBeGreaterThan(0);
     for (const page of pages) expect(page.read!.count).toBeLessThanOrEqual(500n);
     expect(reads.filter((c) => c.read!.streamId !== '$streams').length).toBeLessThanOrEqual(2);
+
+    // The next pages start after the last name of the one before; each reads only its own streams' revisions.
+    const seen = listed.map((x) => x.streamId);
+    let after = seen.at(-1)!;
+    for (;;) {
+      const from = server.calls.length;
+      const page = await store.listStreams({ prefix: 'stream-', limit: 3, after });
+      const revisionReads = server.calls
+        .slice(from)
+        .filter((c) => c.method === 'Read' && c.read?.kind === 'stream' && c.read.streamId !== '$streams');
+      expect(revisionReads.map((c) => c.read!.streamId).sort()).toEqual(page.map((x) => x.streamId));
+      seen.push(...page.map((x) => x.streamId));
+      if (page.length < 3) break;
+      after = page.at(-1)!.streamId;
+    }
+    expect(seen).toEqual(names);
+    expect(await store.listStreams({ prefix: 'stream-', after: names.at(-1)! })).toEqual([]);
   });
 
   it('reads and writes reject with StorageUnavailableError while the server is down', async () => {

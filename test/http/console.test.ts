@@ -581,9 +581,10 @@ describe('console logging', () => {
 
 describe('console streams page with EventStoreDB', () => {
   it("when EVENTSTORE_UI_URL is configured, then the streams page links EventStoreDB's own UI", () => {
-    const page = streamsPage('csrf-token', '', 100, [], 'http://esdb.internal:2113/web/');
+    const input = { prefix: '', limit: 100, after: undefined, streams: [] };
+    const page = streamsPage('csrf-token', { ...input, uiUrl: 'http://esdb.internal:2113/web/' });
     expect(page).toContain('<a href="http://esdb.internal:2113/web/">');
-    expect(streamsPage('csrf-token', '', 100, [])).not.toContain('EventStoreDB');
+    expect(streamsPage('csrf-token', input)).not.toContain('EventStoreDB');
   });
 });
 
@@ -706,5 +707,51 @@ describe('console stream pages of a bounded stream', () => {
     const listing = await agent.get('/console/streams?prefix=console-bounded-');
     expect(listing.text).toMatch(/<th scope="col">Last revision<\/th>/);
     expect(listing.text).toMatch(/console-bounded-1<\/a>\s*<\/td>\s*<td>9<\/td>/);
+  });
+
+  it('when streams are listed a few at a time, then Next page links lead through every stream once, in order, and back to the first page', async () => {
+    // Created out of name order; one name needs escaping in a URL and in HTML.
+    const names = ['console-page-d', 'console-page-a', 'console-page-c & co', 'console-page-e', 'console-page-b'];
+    for (const name of names)
+      await t.stores.events.append(name, [{ type: 'Tick', data: {}, metadata: { schema_version: 1 } }], {
+        expectedRevision: 'no_stream',
+      });
+    await t.stores.events.append('console-pagf-other', [{ type: 'Tick', data: {}, metadata: { schema_version: 1 } }], {
+      expectedRevision: 'no_stream',
+    });
+    const { agent } = await login(t.service.app.express);
+    const unescape = (href: string) => href.replace(/&amp;/g, '&');
+    const listed = (text: string) =>
+      [...text.matchAll(/<a class="mono" href="\/console\/streams\/([^"]+)">/g)].map((m) => decodeURIComponent(m[1]!));
+    const link = (text: string, label: string) =>
+      new RegExp(`<a href="(/console/streams\\?[^"]*)">${label}</a>`).exec(text)?.[1];
+
+    const first = '/console/streams?prefix=console-page-&limit=2';
+    const seen: string[][] = [];
+    let next: string | undefined = first;
+    while (next) {
+      const page = await agent.get(next);
+      expect(page.status, next).toBe(200);
+      seen.push(listed(page.text));
+      const back = link(page.text, '◀ First page');
+      if (seen.length === 1) expect(back).toBeUndefined();
+      else expect(unescape(back!)).toBe('/console/streams?prefix=console-page-&limit=2');
+      const href = link(page.text, 'Next page ▶');
+      next = href && unescape(href);
+      if (next) expect(new URL(next, 'http://x').searchParams.get('after')).toBe(seen.at(-1)!.at(-1));
+      expect(seen.length).toBeLessThan(10);
+    }
+    expect(seen.map((p) => p.length)).toEqual([2, 2, 1]);
+    expect(seen.flat()).toEqual([...names].sort());
+
+    // A full last page links a next one, which says there are no more.
+    const full = await agent.get('/console/streams?prefix=console-page-&limit=5');
+    const after = unescape(link(full.text, 'Next page ▶')!);
+    const empty = await agent.get(after);
+    expect(empty.status).toBe(200);
+    expect(listed(empty.text)).toEqual([]);
+    expect(empty.text).toContain('No more streams.');
+    expect(link(empty.text, 'Next page ▶')).toBeUndefined();
+    expect(link(empty.text, '◀ First page')).toBeDefined();
   });
 });

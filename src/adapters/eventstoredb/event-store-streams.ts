@@ -1,5 +1,5 @@
 import { BACKWARDS, END, StreamNotFoundError, type EventStoreDBClient } from '@eventstore/db-client';
-import type { StreamInfo } from '../../ports/event-store.js';
+import type { ListStreamsOptions, StreamInfo } from '../../ports/event-store.js';
 import { consume } from './reads.js';
 
 const PAGE = 500;
@@ -8,15 +8,17 @@ const REVISION_READS_AT_ONCE = 16;
 /**
  * Stream browser on EventStoreDB: `$streams` (written by the $streams system projection) holds
  * one link per stream, in creation order, whose data is "0@<stream name>". Listing by name needs
- * every name, so `$streams` is read page by page keeping only the first `limit` names; then the
- * last revision of just those streams is read. Without system projections there is no `$streams`.
+ * every name, so `$streams` is read page by page keeping only the first `limit` names after
+ * `after`; then the last revision of just those streams is read. Names compare as JavaScript
+ * strings, for the order and for `after` alike. Without system projections there is no `$streams`.
  */
 export async function listStreamsFromSystemProjection(
   client: EventStoreDBClient,
-  options: { prefix?: string; limit?: number },
+  options: ListStreamsOptions,
 ): Promise<StreamInfo[]> {
   const prefix = options.prefix ?? '';
   const limit = options.limit ?? Infinity;
+  const after = options.after;
   let names: string[] = [];
   try {
     for (let from = 0n; ; from += BigInt(PAGE)) {
@@ -29,7 +31,7 @@ export async function listStreamsFromSystemProjection(
           'utf8',
         );
         const name = text.slice(text.indexOf('@') + 1);
-        if (!name.startsWith('$') && name.startsWith(prefix)) names.push(name);
+        if (!name.startsWith('$') && name.startsWith(prefix) && (after === undefined || name > after)) names.push(name);
       }
       // Keep the first `limit` names so far: memory stays bounded by the page and the limit.
       if (names.length > limit) names = names.sort().slice(0, limit);

@@ -23,6 +23,7 @@ import {
   type ConsumerGroup,
   type ConsumerGroupOptions,
   type EventStore,
+  type ListStreamsOptions,
   type NewEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
@@ -237,7 +238,7 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
-  async listStreams(options: { prefix?: string; limit?: number } = {}): Promise<StreamInfo[]> {
+  async listStreams(options: ListStreamsOptions = {}): Promise<StreamInfo[]> {
     return listStreamsFromSystemProjection(this.client, options);
   }
 

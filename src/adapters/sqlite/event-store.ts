@@ -8,6 +8,7 @@ import type {
   ConsumerGroupOptions,
   EventStore,
   ExpectedRevision,
+  ListStreamsOptions,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
@@ -156,9 +157,11 @@ export class SqliteEventStore implements EventStore {
       backwardsAll: db.prepare<[string, number], EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC`,
       ),
-      list: db.prepare<[string, string, number], StreamInfo>(
+      // From `after` on along the primary key (names are never '', so '' is "from the start").
+      list: db.prepare<[string, string, string, number], StreamInfo>(
         `SELECT stream_id AS streamId, last_revision AS lastRevision FROM streams
-         WHERE last_revision >= 0 AND substr(stream_id, 1, length(?)) = ? ORDER BY stream_id LIMIT ?`,
+         WHERE stream_id > ? AND last_revision >= 0 AND substr(stream_id, 1, length(?)) = ?
+         ORDER BY stream_id LIMIT ?`,
       ),
     };
     this.appendTx = db.transaction(
@@ -282,9 +285,9 @@ export class SqliteEventStore implements EventStore {
     return this.sql.trim.run(streamId, revision).changes > 0 ? revision : undefined;
   }
 
-  async listStreams(options: { prefix?: string; limit?: number } = {}): Promise<StreamInfo[]> {
+  async listStreams(options: ListStreamsOptions = {}): Promise<StreamInfo[]> {
     const prefix = options.prefix ?? '';
-    return this.sql.list.all(prefix, prefix, options.limit ?? -1);
+    return this.sql.list.all(options.after ?? '', prefix, prefix, options.limit ?? -1);
   }
 
   consumerGroup(options: ConsumerGroupOptions): ConsumerGroup {

@@ -10,14 +10,20 @@ export function registerStreamCommands(program: Command): void {
     .description('Streams with their last revision, ordered by name')
     .option('--prefix <prefix>', 'only streams whose name starts with this, e.g. order- or rider-')
     .option('--limit <n>', 'at most this many streams', parsePositiveInt, 100)
+    .option('--after <stream>', 'only streams whose name comes after this one: the last name of the previous page')
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  streams list --prefix order-\n  streams list --prefix rider- --limit 10 --json',
+      '\nExamples:\n  streams list --prefix order-\n  streams list --prefix rider- --limit 10 --json' +
+        '\n  streams list --prefix order- --after order-ord_2x8kq3   # the next page',
     )
-    .action(async (opts: { prefix?: string; limit: number; json?: boolean }) => {
+    .action(async (opts: { prefix?: string; limit: number; after?: string; json?: boolean }) => {
       await withEventLog(async (events) => {
-        const list = await events.listStreams({ limit: opts.limit, ...(opts.prefix ? { prefix: opts.prefix } : {}) });
+        const list = await events.listStreams({
+          limit: opts.limit,
+          ...(opts.prefix ? { prefix: opts.prefix } : {}),
+          ...(opts.after ? { after: opts.after } : {}),
+        });
         const rows = list.map((s) => ({
           stream: s.streamId,
           last_revision: s.lastRevision,

@@ -416,13 +416,30 @@ function deliveryTable(csrf: string, deliveries: DeliveryState[]): Html {
     )}`;
 }
 
-export function streamsPage(
-  csrf: string,
-  prefix: string,
-  limit: number,
-  streams: StreamInfo[],
-  uiUrl?: string,
-): string {
+export interface StreamsPageInput {
+  prefix: string;
+  limit: number;
+  /** The last name of the previous page; undefined on the first page. */
+  after: string | undefined;
+  streams: StreamInfo[];
+  /** EventStoreDB's own UI, when configured. */
+  uiUrl?: string | undefined;
+}
+
+export function streamsPage(csrf: string, input: StreamsPageInput): string {
+  const { prefix, limit, after, streams, uiUrl } = input;
+  const query = (from: string | undefined): string =>
+    new URLSearchParams({ prefix, limit: String(limit), ...(from === undefined ? {} : { after: from }) }).toString();
+  // A full page may have more after it: the next one starts after its last name.
+  const next = streams.length >= limit ? streams.at(-1)?.streamId : undefined;
+  const pager =
+    after !== undefined || next !== undefined
+      ? html`<nav aria-label="Pages" class="replay">
+          ${after !== undefined ? html`<a href="/console/streams?${query(undefined)}">◀ First page</a>` : ''}
+          ${after !== undefined ? html`<span class="shown">Streams after ${after}</span>` : ''}
+          ${next !== undefined ? html`<a href="/console/streams?${query(next)}">Next page ▶</a>` : ''}
+        </nav>`
+      : '';
   return layout(
     { title: 'Streams', section: 'streams', csrf },
     html`${uiUrl ? html`<p class="notice">The event store is EventStoreDB: its own UI is at <a href="${uiUrl}">${uiUrl}</a>.</p>` : ''}
@@ -440,27 +457,27 @@ export function streamsPage(
       ${
         streams.length
           ? html`<table>
-                <thead>
-                  <tr>
-                    <th scope="col">Stream</th>
-                    <th scope="col">Last revision</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${streams.map(
-                    (s) =>
-                      html`<tr>
-                        <td>
-                          <a class="mono" href="/console/streams/${encodeURIComponent(s.streamId)}">${s.streamId}</a>
-                        </td>
-                        <td>${s.lastRevision}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-              ${streams.length >= limit ? html`<p><a href="/console/streams?prefix=${encodeURIComponent(prefix)}&limit=${Math.min(1000, limit * 2)}">Show more</a></p>` : ''}`
-          : html`<p class="muted">No streams.</p>`
-      }`,
+              <thead>
+                <tr>
+                  <th scope="col">Stream</th>
+                  <th scope="col">Last revision</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${streams.map(
+                  (s) =>
+                    html`<tr>
+                      <td>
+                        <a class="mono" href="/console/streams/${encodeURIComponent(s.streamId)}">${s.streamId}</a>
+                      </td>
+                      <td>${s.lastRevision}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+          : html`<p class="muted">${after === undefined ? 'No streams.' : 'No more streams.'}</p>`
+      }
+      ${pager}`,
   );
 }
 

@@ -376,9 +376,15 @@ export function consoleRouter(
     handle(async (req, res) => {
       const prefix = text(req.query.prefix) ?? '';
       const limit = int(req.query.limit, 100, 1, 1000);
-      viewed(res, 'streams', { prefix });
-      const streams = await deps.events.listStreams({ limit, ...(prefix ? { prefix } : {}) });
-      send(res, 200, streamsPage(session(res).csrf, prefix, limit, streams, deps.eventStoreUiUrl));
+      // A stream name as the previous page ended with it: not trimmed.
+      const after = typeof req.query.after === 'string' && req.query.after !== '' ? req.query.after : undefined;
+      viewed(res, 'streams', { prefix, ...(after === undefined ? {} : { after }) });
+      const streams = await deps.events.listStreams({
+        limit,
+        ...(prefix ? { prefix } : {}),
+        ...(after ? { after } : {}),
+      });
+      send(res, 200, streamsPage(session(res).csrf, { prefix, limit, after, streams, uiUrl: deps.eventStoreUiUrl }));
     }),
   );
 
