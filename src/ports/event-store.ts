@@ -39,6 +39,8 @@ import type { EventFilter } from './event-filter.js';
  * - Nothing deletes streams: a stored event is never erased (DESIGN.md).
  * - A write that fails because the storage is full or failing throws StorageUnavailableError
  *   (the adapter's own error is its cause), so callers can tell "retry later" from a bug.
+ * - A read the store refuses to this service (EventStoreDB's access control) throws
+ *   StreamAccessDeniedError naming the stream; the embedded store refuses no read.
  */
 
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
@@ -167,6 +169,21 @@ const STORAGE_FAILURES = {
 function codeOf(cause: unknown): string {
   const code = (cause as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? ` (${code})` : '';
+}
+
+/**
+ * The event store refuses this service a read of a stream (EventStoreDB's ACLs: `$` system streams
+ * need rights the service's user may not have). Retrying cannot help; the caller says so instead of
+ * failing as a bug. The adapter's own error is the cause.
+ */
+export class StreamAccessDeniedError extends Error {
+  override readonly name = 'StreamAccessDeniedError';
+  constructor(
+    readonly streamId: string,
+    options: { cause: unknown },
+  ) {
+    super(`the event store does not let this service read stream ${streamId} (access denied)`, options);
+  }
 }
 
 export interface Subscription {

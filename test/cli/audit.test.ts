@@ -8,6 +8,8 @@ import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 import { ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
 import { runCliAsync } from '../support/cli-async.js';
+import { EsdbStandIn } from '../support/esdb-stand-in.js';
+import { EsdbEventStore } from '../../src/adapters/eventstoredb/event-store.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
 const ADMIN_TOKEN = 'audit-admin-token-0123456789abcdef';
@@ -304,6 +306,53 @@ describe(
         expect(help.code, commands[i]!.join(' ')).toBe(0);
         expect(help.stdout).toContain('Usage:');
       });
+    });
+  },
+);
+
+describe(
+  'stream browser on the EventStoreDB adapter, over the gRPC stand-in (not EventStoreDB)',
+  { timeout: PROCESS_TEST_TIMEOUT_MS },
+  () => {
+    let server: EsdbStandIn;
+    let dataDir: string;
+    const env = () => ({ DATA_DIR: dataDir, EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: server.url });
+
+    beforeAll(async () => {
+      server = await EsdbStandIn.start();
+      dataDir = tempDataDir();
+      const events = new EsdbEventStore(server.url);
+      try {
+        await events.append('order-esdb-1', [{ type: 'Tick', data: {}, metadata: { schema_version: 1 } }], {
+          expectedRevision: 'no_stream',
+        });
+      } finally {
+        await events.close();
+      }
+    });
+    afterAll(async () => {
+      await server?.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('when the event store refuses a stream, then streams show and streams list say so in one line and exit 1', async () => {
+      const shown = await cli(env(), ['streams', 'show', 'order-esdb-1']);
+      expect(shown.stderr).toBe('');
+      expect(shown.stdout).toMatch(/#0 {2}position \d+ .* Tick/);
+
+      server.denyReads((streamId) => streamId === '$denied-stream' || streamId === '$streams');
+      const denied = await cli(env(), ['streams', 'show', '$denied-stream']);
+      expect(denied.code).toBe(1);
+      expect(denied.stdout).toBe('');
+      expect(denied.stderr).toBe(
+        'error: the event store does not let this service read stream $denied-stream (access denied)\n',
+      );
+      const list = await cli(env(), ['streams', 'list']);
+      expect(list.code).toBe(1);
+      expect(list.stderr).toBe(
+        'error: the event store does not let this service read stream $streams (access denied)\n',
+      );
+      expect((await cli(env(), ['streams', 'show', 'order-esdb-1'])).code).toBe(0);
     });
   },
 );

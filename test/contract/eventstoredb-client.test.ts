@@ -1,22 +1,27 @@
 /**
  * How the EventStoreDB adapter drives the real client (@eventstore/db-client), against a gRPC
  * stand-in (test/support/esdb-stand-in.ts): reads left early, serialisation, consumer-group
- * settings and lifecycle, positions, foreign events, reconnection. The stand-in answers with
- * simple in-memory semantics, so these tests say what the adapter asks of the server and how it
- * takes the answers, never that EventStoreDB behaves this way; the EventStore contract suite run
- * against a real server (EVENTSTORE_URL) covers that.
+ * settings and lifecycle, positions, foreign events, refused reads, reconnection. The stand-in
+ * answers with simple in-memory semantics, so these tests say what the adapter asks of the server
+ * and how it takes the answers, never that EventStoreDB behaves this way; the EventStore contract
+ * suite run against a real server (EVENTSTORE_URL) covers that.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { excludeSystemEvents, persistentSubscriptionToAllSettingsFromDefaults } from '@eventstore/db-client';
+import {
+  AccessDeniedError,
+  excludeSystemEvents,
+  persistentSubscriptionToAllSettingsFromDefaults,
+} from '@eventstore/db-client';
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import { EsdbEventStore } from '../../src/adapters/eventstoredb/event-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import {
   LogPositionError,
   StorageUnavailableError,
+  StreamAccessDeniedError,
   type ConsumerOutcome,
   type NewEvent,
   type RecordedEvent,
@@ -418,6 +423,43 @@ describe('EventStoreDB adapter: client behaviour over a gRPC stand-in (not Event
     }
     expect(seen).toEqual(names);
     expect(await store.listStreams({ prefix: 'stream-', after: names.at(-1)! })).toEqual([]);
+  });
+
+  it('a read the server refuses (access denied) rejects with StreamAccessDeniedError naming the stream', async () => {
+    const { server, store } = await setUp();
+    await store.append(s('order'), [ev('Placed')], { expectedRevision: 'no_stream' });
+    server.denyReads((streamId) => streamId.startsWith('$'));
+    for (const [streamId, options] of [
+      ['$denied-stream', {}],
+      ['$denied-stream', { backwards: true, maxCount: 1 }],
+      ['$streams', { fromRevision: 0 }],
+    ] as const) {
+      const err = await within(store.readStream(streamId, options), 5000, 'readStream').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StreamAccessDeniedError);
+      expect(err).toMatchObject({ streamId, name: 'StreamAccessDeniedError' });
+      expect((err as Error).cause).toBeInstanceOf(AccessDeniedError);
+    }
+    // Other streams read as before, and every refused call was ended by the server, none left open.
+    expect(types(await store.readStream(s('order')))).toEqual(['Placed']);
+    expect(server.calls.filter((c) => c.error === 'Access Denied').map((c) => c.state)).toEqual([
+      'errored',
+      'errored',
+      'errored',
+    ]);
+    expect(server.openCalls('Read')).toEqual([]);
+
+    // Listing reads $streams, then each listed stream: a refusal of either names that stream.
+    await expect(within(store.listStreams(), 5000, 'listStreams')).rejects.toMatchObject({
+      name: 'StreamAccessDeniedError',
+      streamId: '$streams',
+    });
+    server.denyReads((streamId) => streamId === s('order'));
+    await expect(within(store.listStreams(), 5000, 'listStreams')).rejects.toMatchObject({
+      name: 'StreamAccessDeniedError',
+      streamId: s('order'),
+    });
+    server.denyReads(() => false);
+    expect(await store.listStreams()).toEqual([{ streamId: s('order'), lastRevision: 0 }]);
   });
 
   it('reads and writes reject with StorageUnavailableError while the server is down', async () => {

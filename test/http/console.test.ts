@@ -18,6 +18,7 @@ import { AUDIT_STREAM } from '../../src/application/audit/audit-job.js';
 import { streamsPage } from '../../src/http/console/pages.js';
 import { MERMAID } from '../../src/http/console/assets.js';
 import { prepareConsoleAssets } from '../../src/http/console/prepare-assets.js';
+import { EsdbStandIn } from '../support/esdb-stand-in.js';
 
 // The operators' console, without a browser: who gets in, what a change needs, what pages never
 // show. test/browser/console.test.ts drives the same pages in Chromium.
@@ -585,6 +586,50 @@ describe('console streams page with EventStoreDB', () => {
     const page = streamsPage('csrf-token', { ...input, uiUrl: 'http://esdb.internal:2113/web/' });
     expect(page).toContain('<a href="http://esdb.internal:2113/web/">');
     expect(streamsPage('csrf-token', input)).not.toContain('EventStoreDB');
+  });
+});
+
+describe('console on the EventStoreDB adapter, over the gRPC stand-in (not EventStoreDB)', () => {
+  let server: EsdbStandIn;
+  let t: TestService;
+  beforeAll(async () => {
+    server = await EsdbStandIn.start();
+    t = await startTestService({ env: { ADMIN_TOKEN, EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: server.url } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await server?.stop();
+  });
+
+  it('when the event store refuses a stream or the stream list to this service, then the page is a 403 saying so, with no stack trace', async () => {
+    await t.stores.events.append('console-esdb-1', [{ type: 'Tick', data: {}, metadata: { schema_version: 1 } }], {
+      expectedRevision: 'no_stream',
+    });
+    const { agent } = await login(t.service.app.express);
+    expect((await agent.get('/console/streams/console-esdb-1')).status).toBe(200);
+    expect((await agent.get('/console/streams?prefix=console-esdb-')).text).toContain('console-esdb-1');
+
+    server.denyReads((streamId) => streamId === '$denied-stream' || streamId === '$streams');
+    const noStack = (text: string) => {
+      expect(text).not.toMatch(/\bat .+:\d+:\d+/);
+      expect(text).not.toMatch(/AccessDenied|PERMISSION_DENIED|Error\b/);
+    };
+    const denied = await agent.get('/console/streams/%24denied-stream');
+    expect(denied.status).toBe(403);
+    expect(denied.headers['content-type']).toMatch(/^text\/html/);
+    expect(denied.text).toContain('<h1>Access denied</h1>');
+    expect(denied.text).toContain('The event store does not let this service read $denied-stream.');
+    noStack(denied.text);
+    const list = await agent.get('/console/streams');
+    expect(list.status).toBe(403);
+    expect(list.text).toContain('The event store does not let this service read $streams.');
+    noStack(list.text);
+    // The refusal was the server's, for the streams it was asked for; others still read.
+    expect(server.calls.filter((c) => c.error === 'Access Denied').map((c) => c.read?.streamId)).toEqual([
+      '$denied-stream',
+      '$streams',
+    ]);
+    expect((await agent.get('/console/streams/console-esdb-1')).status).toBe(200);
   });
 });
 

@@ -11,7 +11,7 @@
  * and the consumer's buffer size). Reads respect HTTP/2 flow control: a call whose client stops
  * reading stays open, as on a real server. Every call, batch-append message, ack and nack and
  * group request is recorded for tests, and tests can inject faults (appendForeign,
- * endSubscriptions, deleteGroup, restart).
+ * endSubscriptions, deleteGroup, restart, denyReads).
  *
  * What it does not emulate: the storage engine (positions are synthetic: commit == prepare, growing
  * by a record's size), idempotent appends (the same event id appended twice is stored twice),
@@ -364,6 +364,7 @@ export class EsdbStandIn {
   private readonly live = new Set<LiveSubscription>();
   private readonly groups = new Map<string, Group>();
   private readonly tracked: Tracked[] = [];
+  private deniedReads: (streamId: string) => boolean = () => false;
   /** Every call the stand-in answered, in the order they started. */
   readonly calls: RecordedCall[] = [];
   /** Every BatchAppend request message received. */
@@ -456,6 +457,15 @@ export class EsdbStandIn {
     const subs = [...this.live];
     for (const sub of subs) this.end(sub.call, sub.t);
     return subs.length;
+  }
+
+  /**
+   * Stream reads of the streams `predicate` picks fail from now on, whether the stream exists or
+   * not, as EventStoreDB refuses a user without read rights (its `$` system streams by default):
+   * PERMISSION_DENIED with the trailer `exception: access-denied`. Replaces an earlier predicate.
+   */
+  denyReads(predicate: (streamId: string) => boolean): void {
+    this.deniedReads = predicate;
   }
 
   /** Deletes a persistent subscription as an operator would: its consumers' reads fail. */
@@ -786,6 +796,8 @@ export class EsdbStandIn {
     t: Tracked,
     info: ReadInfo,
   ): Promise<void> {
+    if (this.deniedReads(info.streamId ?? ''))
+      return this.end(call, t, rpcError(grpc.status.PERMISSION_DENIED, 'Access Denied', 'access-denied'));
     const stream = this.streams.get(info.streamId ?? '');
     if (!stream) {
       const notFound = new streamsPb.ReadResp.StreamNotFound().setStreamIdentifier(

@@ -3,6 +3,7 @@ import {
   NO_STREAM,
   START,
   STREAM_EXISTS,
+  AccessDeniedError,
   DeadlineExceededError,
   UnavailableError,
   WrongExpectedVersionError,
@@ -18,6 +19,7 @@ import {
 } from '@eventstore/db-client';
 import {
   StorageUnavailableError,
+  StreamAccessDeniedError,
   WrongExpectedRevisionError,
   type ExpectedRevision,
   type RecordedEvent,
@@ -54,6 +56,17 @@ export function mapUnreachable(err: unknown): unknown {
     return new StorageUnavailableError('event store', 'unreachable', { cause: err });
   }
   return err;
+}
+
+/**
+ * A read of `streamId` the server refuses (AccessDeniedError: the user lacks the stream's read
+ * rights, as for `$` system streams without admin rights) -> StreamAccessDeniedError naming the
+ * stream; otherwise as mapUnreachable.
+ */
+export function mapReadError(err: unknown, streamId: string): unknown {
+  const typed = err instanceof Error ? convertToCommandError(err) : err;
+  if (typed instanceof AccessDeniedError) return new StreamAccessDeniedError(streamId, { cause: err });
+  return mapUnreachable(err);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { BACKWARDS, END, StreamNotFoundError, type EventStoreDBClient } from '@eventstore/db-client';
 import type { ListStreamsOptions, StreamInfo } from '../../ports/event-store.js';
+import { mapReadError } from './event-store-mapping.js';
 import { consume } from './reads.js';
 
 const PAGE = 500;
@@ -10,7 +11,8 @@ const REVISION_READS_AT_ONCE = 16;
  * one link per stream, in creation order, whose data is "0@<stream name>". Listing by name needs
  * every name, so `$streams` is read page by page keeping only the first `limit` names after
  * `after`; then the last revision of just those streams is read. Names compare as JavaScript
- * strings, for the order and for `after` alike. Without system projections there is no `$streams`.
+ * strings, for the order and for `after` alike. Without system projections there is no `$streams`;
+ * a user without the rights to read it (or one of the listed streams) gets StreamAccessDeniedError.
  */
 export async function listStreamsFromSystemProjection(
   client: EventStoreDBClient,
@@ -44,7 +46,7 @@ export async function listStreamsFromSystemProjection(
           'enabled), or browse streams in the EventStoreDB UI (port 2113).',
       );
     }
-    throw err;
+    throw mapReadError(err, '$streams');
   }
   names.sort();
   const out: StreamInfo[] = [];
@@ -69,7 +71,7 @@ async function lastRevisionOf(client: EventStoreDBClient, streamId: string): Pro
       if (resolved.event) revision = Number(resolved.event.revision);
     }
   } catch (err) {
-    if (!(err instanceof StreamNotFoundError)) throw err;
+    if (!(err instanceof StreamNotFoundError)) throw mapReadError(err, streamId);
   }
   return revision;
 }

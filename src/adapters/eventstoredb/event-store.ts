@@ -40,6 +40,7 @@ import {
   fromPosition,
   isServiceEvent,
   mapAppendError,
+  mapReadError,
   mapUnreachable,
   matchesFilter,
   serverFilter,
@@ -113,7 +114,7 @@ export class EsdbEventStore implements EventStore {
     } catch (err) {
       // Thrown while iterating, not by readStream() itself.
       if (err instanceof StreamNotFoundError) return [];
-      throw mapUnreachable(err);
+      throw mapReadError(err, streamId);
     }
     return out;
   }

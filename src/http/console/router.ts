@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { ApiError, isApiError } from '../../domain/errors.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../domain/order/machine.js';
 import type { Environment } from '../../domain/environment.js';
-import type { EventStore } from '../../ports/event-store.js';
+import { StreamAccessDeniedError, type EventStore } from '../../ports/event-store.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ReadModels } from '../../application/read-models.js';
 import type { PartnerAdmin } from '../../application/partners.js';
@@ -102,6 +102,13 @@ export function consoleRouter(
     log.info(
       { console_session: session(res).logId, request_id: res.locals.requestId as string, page, ...fields },
       'console view',
+    );
+  // EventStoreDB refuses its system streams ($…) to a user without the rights: say so, not a 500.
+  const accessDenied = (res: Response, err: StreamAccessDeniedError) =>
+    send(
+      res,
+      403,
+      errorPage('Access denied', `The event store does not let this service read ${err.streamId}.`, session(res).csrf),
     );
   const handle =
     (fn: (req: Request, res: Response) => Promise<void>) =>
@@ -379,11 +386,13 @@ export function consoleRouter(
       // A stream name as the previous page ended with it: not trimmed.
       const after = typeof req.query.after === 'string' && req.query.after !== '' ? req.query.after : undefined;
       viewed(res, 'streams', { prefix, ...(after === undefined ? {} : { after }) });
-      const streams = await deps.events.listStreams({
-        limit,
-        ...(prefix ? { prefix } : {}),
-        ...(after ? { after } : {}),
-      });
+      let streams;
+      try {
+        streams = await deps.events.listStreams({ limit, ...(prefix ? { prefix } : {}), ...(after ? { after } : {}) });
+      } catch (err) {
+        if (err instanceof StreamAccessDeniedError) return void accessDenied(res, err);
+        throw err;
+      }
       send(res, 200, streamsPage(session(res).csrf, { prefix, limit, after, streams, uiUrl: deps.eventStoreUiUrl }));
     }),
   );
@@ -423,13 +432,7 @@ export function consoleRouter(
           }),
         );
       } catch (err) {
-        // EventStoreDB refuses system streams ($…) to a user without access: say so, not a 500.
-        if (err instanceof Error && /access.?denied/i.test(`${err.name} ${err.constructor.name} ${err.message}`))
-          return void send(
-            res,
-            403,
-            errorPage('Access denied', `The event store does not let this service read ${stream}.`, csrf),
-          );
+        if (err instanceof StreamAccessDeniedError) return void accessDenied(res, err);
         throw err;
       }
     }),
