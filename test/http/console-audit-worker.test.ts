@@ -85,7 +85,7 @@ describe.runIf(built || process.env.CI === 'true')('console audit stopped at shu
       },
     });
     try {
-      expect(t.service.audit.start('test')).toBe(true);
+      expect(await t.service.audit.start('test')).toBe(true);
       await reached;
       expect((await t.service.audit.state()).state).toBe('running');
       await t.service.stop();

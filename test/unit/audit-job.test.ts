@@ -51,7 +51,7 @@ describe('AuditJob: the outcome every replica shows', () => {
 
   it('given a report too large for one event, when it finishes, then the recorded outcome keeps the first differences and the whole count', async () => {
     const ran = job('host-a/1/aaaa', bigReport(500));
-    expect(ran.start('session-1')).toBe(true);
+    expect(await ran.start('session-1')).toBe(true);
     await ran.settled();
 
     const [finished] = await events.readStream(AUDIT_STREAM, { backwards: true, maxCount: 1 });
@@ -77,13 +77,62 @@ describe('AuditJob: the outcome every replica shows', () => {
       clock: new ManualClock(),
       logger,
     });
-    failing.start('session-2');
+    await failing.start('session-2');
     await failing.settled();
     expect(await job('host-b/2/bbbb', bigReport(0)).state()).toMatchObject({
       state: 'failed',
       error: 'read models unreachable',
       replica: 'host-a/1/aaaa',
     });
+  });
+
+  it('given an audit held before its run, when start resolves, then a replica of another host sees it running; cancelled, it records one outcome', async () => {
+    let entered!: () => void;
+    const held = new Promise<void>((resolve) => (entered = resolve));
+    const running = new AuditJob({
+      run: async () => bigReport(0),
+      gate: () => {
+        entered();
+        return new Promise<void>(() => {});
+      },
+      events,
+      replica: 'host-a/1/aaaa',
+      clock: new ManualClock(),
+      logger,
+    });
+    expect(await running.start('session-3')).toBe(true);
+    expect(await job('host-b/2/bbbb', bigReport(0)).state()).toMatchObject({
+      state: 'running',
+      replica: 'host-a/1/aaaa',
+    });
+    expect(await running.start('session-4')).toBe(false);
+    await held;
+    await running.cancel();
+    const types = (await events.readStream(AUDIT_STREAM)).map((e) => [e.type, e.data.outcome]);
+    expect(types).toEqual([
+      ['AuditStarted', undefined],
+      ['AuditFinished', 'cancelled'],
+    ]);
+  });
+
+  it('given a run that has returned its report, when cancel comes at once, then the outcome recorded is done, once, before cancel resolves', async () => {
+    const ran = job('host-a/1/aaaa', bigReport(2));
+    expect(await ran.start('session-5')).toBe(true);
+    await ran.cancel();
+    const recorded = (await events.readStream(AUDIT_STREAM)).map((e) => [e.type, e.data.outcome]);
+    expect(recorded).toEqual([
+      ['AuditStarted', undefined],
+      ['AuditFinished', 'done'],
+    ]);
+  });
+
+  it('given an audit event that cannot be read, when a replica looks, then it shows its own newest audit instead of failing', async () => {
+    await events.append(
+      AUDIT_STREAM,
+      [{ type: 'AuditFinished', data: { outcome: 'done', report: { head: 'x' } }, metadata: { schema_version: 1 } }],
+      { expectedRevision: 'any' },
+    );
+    expect(await job('host-b/2/bbbb', bigReport(0)).state()).toEqual({ state: 'idle' });
   });
 
   it('given no audit yet, when a replica looks, then it is idle', async () => {

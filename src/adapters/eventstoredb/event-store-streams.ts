@@ -10,9 +10,11 @@ const REVISION_READS_AT_ONCE = 16;
  * Stream browser on EventStoreDB: `$streams` (written by the $streams system projection) holds
  * one link per stream, in creation order, whose data is "0@<stream name>". Listing by name needs
  * every name, so `$streams` is read page by page keeping only the first `limit` names after
- * `after`; then the last revision of just those streams is read. Names compare as JavaScript
- * strings, for the order and for `after` alike. Without system projections there is no `$streams`;
- * a user without the rights to read it (or one of the listed streams) gets StreamAccessDeniedError.
+ * `after`; then the last revision of just those streams is read. A stream with no event left (an
+ * operator deleted it) is left out, and the names after the last one taken fill its place, so a
+ * page is short only at the end. Names compare as JavaScript strings, for the order and for
+ * `after` alike. Without system projections there is no `$streams`; a user without the rights to
+ * read it (or one of the listed streams) gets StreamAccessDeniedError.
  */
 export async function listStreamsFromSystemProjection(
   client: EventStoreDBClient,
@@ -20,8 +22,33 @@ export async function listStreamsFromSystemProjection(
 ): Promise<StreamInfo[]> {
   const prefix = options.prefix ?? '';
   const limit = options.limit ?? Infinity;
-  const after = options.after;
+  const out: StreamInfo[] = [];
+  let after = options.after;
+  for (;;) {
+    const { names, more } = await namesAfter(client, prefix, after, limit - out.length);
+    // A few reads at a time: each holds one of the connection's concurrent streams.
+    for (let i = 0; i < names.length; i += REVISION_READS_AT_ONCE) {
+      const chunk = names.slice(i, i + REVISION_READS_AT_ONCE);
+      const revisions = await Promise.all(chunk.map((streamId) => lastRevisionOf(client, streamId)));
+      chunk.forEach((streamId, j) => {
+        const lastRevision = revisions[j];
+        if (lastRevision !== undefined) out.push({ streamId, lastRevision });
+      });
+    }
+    if (!more || out.length >= limit) return out;
+    after = names.at(-1);
+  }
+}
+
+/** The first `wanted` names after `after` with the prefix, in order; `more` when others follow them. */
+async function namesAfter(
+  client: EventStoreDBClient,
+  prefix: string,
+  after: string | undefined,
+  wanted: number,
+): Promise<{ names: string[]; more: boolean }> {
   let names: string[] = [];
+  let more = false;
   try {
     for (let from = 0n; ; from += BigInt(PAGE)) {
       let count = 0;
@@ -35,8 +62,11 @@ export async function listStreamsFromSystemProjection(
         const name = text.slice(text.indexOf('@') + 1);
         if (!name.startsWith('$') && name.startsWith(prefix) && (after === undefined || name > after)) names.push(name);
       }
-      // Keep the first `limit` names so far: memory stays bounded by the page and the limit.
-      if (names.length > limit) names = names.sort().slice(0, limit);
+      // Keep the first `wanted` names so far: memory stays bounded by the page and the limit.
+      if (names.length > wanted) {
+        names = names.sort().slice(0, wanted);
+        more = true;
+      }
       if (count < PAGE) break;
     }
   } catch (err) {
@@ -48,18 +78,7 @@ export async function listStreamsFromSystemProjection(
     }
     throw mapReadError(err, '$streams');
   }
-  names.sort();
-  const out: StreamInfo[] = [];
-  // A few reads at a time: each holds one of the connection's concurrent streams.
-  for (let i = 0; i < names.length; i += REVISION_READS_AT_ONCE) {
-    const chunk = names.slice(i, i + REVISION_READS_AT_ONCE);
-    const revisions = await Promise.all(chunk.map((streamId) => lastRevisionOf(client, streamId)));
-    chunk.forEach((streamId, j) => {
-      const lastRevision = revisions[j];
-      if (lastRevision !== undefined) out.push({ streamId, lastRevision });
-    });
-  }
-  return out;
+  return { names: names.sort(), more };
 }
 
 async function lastRevisionOf(client: EventStoreDBClient, streamId: string): Promise<number | undefined> {

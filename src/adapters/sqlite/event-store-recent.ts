@@ -14,7 +14,8 @@ export type EventTuple = [
 
 /**
  * How many of the newest committed events are kept: nearly 3 s of appends at 500 orders/s, where
- * the readers lag by milliseconds. 8,192 held about 10 MB more resident for the same CPU per order.
+ * the readers lag by milliseconds. Each kept event costs resident memory (8,192 of them, about 10 MB
+ * more), for no CPU measured (docs/performance.md, memory).
  */
 export const RECENT_EVENTS = 4096;
 

@@ -70,21 +70,31 @@ const reportOf = (r: StoredReport): AuditReport => ({
   })),
 });
 
+type Finished = Exclude<AuditJobState, { state: 'idle' | 'running' }>;
+
+/** One audit from its start until its outcome is recorded. */
+interface ActiveRun {
+  run: Run;
+  cancelled: boolean;
+  /** Ends the wait on the gate (a run held there is cancelled). */
+  releaseGate: () => void;
+  /** Settles once the outcome is recorded. */
+  done: Promise<void>;
+}
+
 /**
  * `audit verify` for the console, as a background job: at most one runs at a time in a replica (a
- * start while one runs there is refused, and the caller says so), the request that starts it
- * returns at once, and the page polls `state()` until the outcome is there. Start and outcome are
- * appended to AUDIT_STREAM, so whichever replica answers shows the newest audit of the deployment
- * and which replica ran it. `gate`, awaited before the run, lets a test hold a job in `running`
- * deterministically. `cancel` (service shutdown) stops a running audit: its outcome is
- * `cancelled`, not a failure.
+ * start while one runs there, or while its outcome is being recorded, is refused, and the caller
+ * says so). `start` resolves once `AuditStarted` is in AUDIT_STREAM, so the page it redirects to
+ * shows the audit running on whichever replica answers; the run goes on in the background and the
+ * page polls `state()` until its outcome is there. `gate`, awaited before the run, lets a test hold
+ * a job in `running` deterministically. `cancel` (service shutdown) stops a running audit (its
+ * outcome is `cancelled`, not a failure) and waits until the outcome is recorded.
  */
 export class AuditJob {
-  /** This replica's newest audit; `state()` prefers the stream's unless this one is newer. */
+  /** This replica's newest audit; `state()` shows it when the stream has nothing newer. */
   private current: AuditJobState = { state: 'idle' };
-  private running: Promise<void> | undefined;
-  private cancelling: (() => void) | undefined;
-  private cancelled = false;
+  private active: ActiveRun | undefined;
   private bounded = false;
 
   constructor(
@@ -107,18 +117,12 @@ export class AuditJob {
    * the eyes of the others until the next audit, since nothing says whether it still runs.
    */
   async state(): Promise<AuditJobState> {
-    if (this.current.state === 'running') return this.current;
+    const local = this.current;
+    if (local.state === 'running') return local;
     const [last] = await this.deps.events.readStream(AUDIT_STREAM, { backwards: true, maxCount: 1 });
-    if (!last) return this.current;
-    const recorded = stateOf(last);
-    // This replica's outcome when writing it failed: the stream still ends at its start.
-    if (
-      this.current.state !== 'idle' &&
-      recorded.state === 'running' &&
-      recorded.replica === this.deps.replica &&
-      recorded.startedAt === this.current.startedAt
-    )
-      return this.current;
+    const recorded = last ? stateOf(last) : undefined;
+    // Nothing readable recorded, or this replica's own audit is newer (writing its outcome failed).
+    if (!recorded || (local.state !== 'idle' && local.startedAt >= recorded.startedAt)) return local;
     if (recorded.state === 'running' && !holderMayBeAlive(recorded.replica, this.deps.replica))
       return {
         ...recorded,
@@ -129,69 +133,80 @@ export class AuditJob {
     return recorded;
   }
 
-  /** Starts an audit; false (nothing started) while one is running here. `by`: who started it, for the log. */
-  start(by: string): boolean {
-    if (this.current.state === 'running') return false;
-    const run: Run = { startedAt: this.deps.clock.now().toISOString(), by, replica: this.deps.replica };
+  /**
+   * Starts an audit and resolves once its start is recorded; false (nothing started) while one is
+   * running here. `by`: who started it, for the log.
+   */
+  async start(by: string): Promise<boolean> {
+    if (this.active) return false;
+    const run: Run = { startedAt: this.now(), by, replica: this.deps.replica };
+    let releaseGate!: () => void;
+    const gateReleased = new Promise<'cancelled'>((resolve) => (releaseGate = () => resolve('cancelled')));
+    const active: ActiveRun = { run, cancelled: false, releaseGate, done: Promise.resolve() };
+    this.active = active;
     this.current = { state: 'running', ...run };
-    this.cancelled = false;
-    const cancelledWhileGated = new Promise<'cancelled'>((resolve) => (this.cancelling = () => resolve('cancelled')));
     const log = this.deps.logger.child({ component: 'console', console_session: by });
     log.info({ action: 'audit verify', started_at: run.startedAt }, 'console audit started');
-    const finish = async (outcome: Exclude<AuditJobState, { state: 'idle' | 'running' }>) => {
-      this.current = outcome;
-      await this.record('AuditFinished', {
-        outcome: outcome.state,
-        ...runData(outcome),
-        finished_at: outcome.finishedAt,
-        ...(outcome.state === 'done' ? { report: storedReport(outcome.report) } : {}),
-        ...(outcome.state === 'failed' ? { error: outcome.error } : {}),
+    const started = this.record('AuditStarted', runData(run));
+    active.done = started
+      .then(() => this.execute(active, gateReleased, log))
+      .finally(() => {
+        if (this.active === active) this.active = undefined;
       });
-    };
-    this.running = (async () => {
-      await this.record('AuditStarted', runData(run));
-      try {
-        if (this.deps.gate && (await Promise.race([this.deps.gate(), cancelledWhileGated])) === 'cancelled') return;
-        if (this.cancelled) return;
-        const report = await this.deps.run();
-        log.info(
-          {
-            action: 'audit verify',
-            outcome: 'done',
-            differences: report.differenceCount,
-            head: report.head.toString(),
-          },
-          'console audit finished',
-        );
-        await finish({ state: 'done', ...run, finishedAt: this.now(), report });
-      } catch (err) {
-        if (this.cancelled) return;
-        const error = err instanceof Error ? err.message : String(err);
-        log.error({ err, action: 'audit verify', outcome: 'failed' }, 'console audit failed');
-        await finish({ state: 'failed', ...run, finishedAt: this.now(), error });
-      }
-    })()
-      .then(async () => {
-        if (!this.cancelled) return;
-        log.info({ action: 'audit verify', outcome: 'cancelled' }, 'console audit cancelled');
-        await finish({ state: 'cancelled', ...run, finishedAt: this.now() });
-      })
-      .finally(() => (this.cancelling = undefined));
+    await started;
     return true;
   }
 
-  /** Stops the running audit, if any, and resolves once it has ended (its outcome: cancelled). */
+  /** Stops the running audit, if any, and resolves once its outcome is recorded. */
   async cancel(): Promise<void> {
-    if (this.current.state !== 'running') return;
-    this.cancelled = true;
-    this.cancelling?.();
+    const active = this.active;
+    if (!active) return;
+    active.cancelled = true;
+    active.releaseGate();
     await this.deps.cancel?.();
-    await this.running;
+    await active.done;
   }
 
-  /** Resolves once the running audit (if any) has ended and its outcome is recorded; for shutdown and tests. */
+  /** Resolves once the audit in progress (if any) has ended and its outcome is recorded; for tests. */
   async settled(): Promise<void> {
-    await this.running;
+    await this.active?.done;
+  }
+
+  /** Runs the audit and records its one outcome: a report that came back is `done`, even if a cancel came after. */
+  private async execute(active: ActiveRun, gateReleased: Promise<'cancelled'>, log: Logger): Promise<void> {
+    const { run } = active;
+    let outcome: Finished;
+    try {
+      const gated = this.deps.gate ? await Promise.race([this.deps.gate(), gateReleased]) : undefined;
+      if (gated === 'cancelled' || active.cancelled) throw new CancelledBeforeRun();
+      const report = await this.deps.run();
+      outcome = { state: 'done', ...run, finishedAt: this.now(), report };
+      log.info(
+        { action: 'audit verify', outcome: 'done', differences: report.differenceCount, head: report.head.toString() },
+        'console audit finished',
+      );
+    } catch (err) {
+      if (active.cancelled) {
+        outcome = { state: 'cancelled', ...run, finishedAt: this.now() };
+        log.info({ action: 'audit verify', outcome: 'cancelled' }, 'console audit cancelled');
+      } else {
+        outcome = {
+          state: 'failed',
+          ...run,
+          finishedAt: this.now(),
+          error: err instanceof Error ? err.message : String(err),
+        };
+        log.error({ err, action: 'audit verify', outcome: 'failed' }, 'console audit failed');
+      }
+    }
+    this.current = outcome;
+    await this.record('AuditFinished', {
+      outcome: outcome.state,
+      ...runData(outcome),
+      finished_at: outcome.finishedAt,
+      ...(outcome.state === 'done' ? { report: storedReport(outcome.report) } : {}),
+      ...(outcome.state === 'failed' ? { error: outcome.error } : {}),
+    });
   }
 
   private now(): string {
@@ -217,20 +232,36 @@ export class AuditJob {
 
 const runData = (run: Run) => ({ started_at: run.startedAt, by: run.by, replica: run.replica });
 
-function stateOf(e: RecordedEvent): AuditJobState {
+class CancelledBeforeRun extends Error {}
+
+/** What an audit event records; undefined for one that cannot be read (written by hand, say). */
+function stateOf(e: RecordedEvent): Exclude<AuditJobState, { state: 'idle' }> | undefined {
   const d = e.data as {
-    outcome?: 'done' | 'failed' | 'cancelled';
-    started_at: string;
-    finished_at?: string;
-    by: string;
-    replica: string;
+    outcome?: unknown;
+    started_at?: unknown;
+    finished_at?: unknown;
+    by?: unknown;
+    replica?: unknown;
     report?: StoredReport;
-    error?: string;
+    error?: unknown;
   };
+  if (typeof d.started_at !== 'string' || typeof d.by !== 'string' || typeof d.replica !== 'string') return undefined;
   const run: Run = { startedAt: d.started_at, by: d.by, replica: d.replica };
   if (e.type === 'AuditStarted') return { state: 'running', ...run };
-  const finishedAt = d.finished_at ?? d.started_at;
-  if (d.outcome === 'done' && d.report) return { state: 'done', ...run, finishedAt, report: reportOf(d.report) };
+  if (e.type !== 'AuditFinished') return undefined;
+  const finishedAt = typeof d.finished_at === 'string' ? d.finished_at : d.started_at;
   if (d.outcome === 'cancelled') return { state: 'cancelled', ...run, finishedAt };
-  return { state: 'failed', ...run, finishedAt, error: d.error ?? 'no reason was recorded' };
+  if (d.outcome === 'done') {
+    try {
+      return { state: 'done', ...run, finishedAt, report: reportOf(d.report!) };
+    } catch {
+      return undefined;
+    }
+  }
+  return {
+    state: 'failed',
+    ...run,
+    finishedAt,
+    error: typeof d.error === 'string' ? d.error : 'no reason was recorded',
+  };
 }

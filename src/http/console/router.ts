@@ -483,12 +483,16 @@ export function consoleRouter(
       res.redirect(303, '/console/read-side?done=rebuilding');
     }),
   );
-  router.post('/console/read-side/audit', (_req, res) => {
-    // In the background, one at a time: the job logs its own outcome when it ends.
-    const started = deps.audit.start(session(res).logId);
-    act(res, 'audit verify', { outcome: started ? 'started' : 'refused: one is running' });
-    res.redirect(303, `/console/read-side?done=${started ? 'audit-started' : 'audit-running'}`);
-  });
+  router.post(
+    '/console/read-side/audit',
+    handle(async (_req, res) => {
+      // In the background, one at a time: the job logs its own outcome when it ends. Its start is
+      // recorded before the redirect, so whichever replica serves the next page shows it running.
+      const started = await deps.audit.start(session(res).logId);
+      act(res, 'audit verify', { outcome: started ? 'started' : 'refused: one is running' });
+      res.redirect(303, `/console/read-side?done=${started ? 'audit-started' : 'audit-running'}`);
+    }),
+  );
 
   router.get(
     '/console/partners',
