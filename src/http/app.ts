@@ -69,19 +69,22 @@ export function createApp(deps: AppDeps): App {
   const startMetrics = deps.metrics ? requestMetrics(deps.metrics) : undefined;
   const body = jsonBody(deps.bodyLimitBytes);
   const throttle = new AuthThrottle({ logger: deps.logger, failures: deps.authFailuresPerMin });
+  // The admin token (/internal and the console's login) has a budget of its own: a partner's
+  // client failing behind the operators' address does not lock the operators out.
+  const adminThrottle = new AuthThrottle({ logger: deps.logger, failures: deps.authFailuresPerMin });
   const dispatch = routeDispatcher(
     routes,
     {
       authenticate: authenticator(deps.keys, throttle),
       rateLimit: rateLimiter(deps.limits),
-      requireAdmin: adminGuard(deps.adminToken, throttle),
+      requireAdmin: adminGuard(deps.adminToken, adminThrottle),
     },
     unrouted,
   );
   // The console parses its own form bodies (the API takes JSON only) and answers in HTML.
   const operatorsConsole =
     deps.console && deps.adminToken
-      ? consoleRouter(deps.console, { adminToken: deps.adminToken, throttle, logger: deps.logger })
+      ? consoleRouter(deps.console, { adminToken: deps.adminToken, throttle: adminThrottle, logger: deps.logger })
       : undefined;
   // Express would answer OPTIONS itself with a text/plain 200; this API has no OPTIONS (no browser CORS).
   const route = (req: Request, res: Response, next: NextFunction): void =>

@@ -191,6 +191,22 @@ describe('console with ADMIN_TOKEN', () => {
     expect(other.status).toBe(303);
   });
 
+  it("when a partner's client keeps failing from the operators' address, then the console login still works there", async () => {
+    const badKey = () =>
+      supertest(app)
+        .get('/v1/ping')
+        .set('X-Forwarded-For', '203.0.113.12')
+        .set('Authorization', `Bearer svc_test_${'x'.repeat(43)}`);
+    for (let i = 0; i < 3; i++) expect((await badKey()).status).toBe(401);
+    expect((await badKey()).status).toBe(429);
+    const login = await supertest(app)
+      .post('/console/login')
+      .set('X-Forwarded-For', '203.0.113.12')
+      .type('form')
+      .send({ token: ADMIN_TOKEN });
+    expect(login.status).toBe(303);
+  });
+
   it('when an action comes without the session CSRF token, then 403 and nothing changes; with it, the key is revoked', async () => {
     const { agent, csrf } = await login(app);
     const other = await login(app);
