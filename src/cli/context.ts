@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
 import { EVENTS_FILE, IdentityRefusal } from '../composition/data-dir.js';
 import { dataDirIdentity, runningServices, type RunningService } from '../composition/service-registry.js';
 import { openEmbeddedLogAlone, openStores, type OpenStoresOptions, type Stores } from '../composition/stores.js';
-import type { EventStore } from '../ports/event-store.js';
+import { StreamAccessDeniedError, type EventStore } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-model-store.js';
 import { Refusal } from '../shared/refusal.js';
 
@@ -65,15 +65,24 @@ export async function withEventLog<T>(
     process.stderr.write(`warning: reading ${eventsFile} alone; the service refuses this directory: ${err.message}\n`);
     const events = openEmbeddedLogAlone(config);
     try {
-      return await fn(events, config, undefined);
+      return await refusalsAsCliErrors(() => fn(events, config, undefined));
     } finally {
       await events.close();
     }
   }
   try {
-    return await fn(stores.events, config, stores.readModels);
+    return await refusalsAsCliErrors(() => fn(stores.events, config, stores.readModels));
   } finally {
     await stores.close();
+  }
+}
+
+/** A stream the event store refuses to this service (EventStoreDB's `$` system streams): one line, exit 1. */
+async function refusalsAsCliErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw err instanceof StreamAccessDeniedError ? new CliError(err.message) : err;
   }
 }
 

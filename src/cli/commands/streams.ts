@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
 import { parsePositiveInt } from '../options.js';
-import { StreamAccessDeniedError } from '../../ports/event-store.js';
 import { CliError, printJson, printTable, withEventLog } from '../context.js';
-
-/** A stream the event store refuses to this service (EventStoreDB's `$` system streams): one line, exit 1. */
-function deniedAsCliError(err: unknown): unknown {
-  return err instanceof StreamAccessDeniedError ? new CliError(err.message) : err;
-}
 
 /** A stream browser for the embedded mode, where no EventStoreDB UI exists (works on EventStoreDB too). */
 export function registerStreamCommands(program: Command): void {
@@ -25,15 +19,11 @@ export function registerStreamCommands(program: Command): void {
     )
     .action(async (opts: { prefix?: string; limit: number; after?: string; json?: boolean }) => {
       await withEventLog(async (events) => {
-        const list = await events
-          .listStreams({
-            limit: opts.limit,
-            ...(opts.prefix ? { prefix: opts.prefix } : {}),
-            ...(opts.after ? { after: opts.after } : {}),
-          })
-          .catch((err: unknown) => {
-            throw deniedAsCliError(err);
-          });
+        const list = await events.listStreams({
+          limit: opts.limit,
+          ...(opts.prefix ? { prefix: opts.prefix } : {}),
+          ...(opts.after ? { after: opts.after } : {}),
+        });
         const rows = list.map((s) => ({
           stream: s.streamId,
           last_revision: s.lastRevision,
@@ -50,9 +40,7 @@ export function registerStreamCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (stream: string, opts: { json?: boolean }) => {
       await withEventLog(async (log) => {
-        const events = await log.readStream(stream).catch((err: unknown) => {
-          throw deniedAsCliError(err);
-        });
+        const events = await log.readStream(stream);
         if (events.length === 0) throw new CliError(`stream ${stream} has no events (see: streams list)`);
         const rows = events.map((e) => ({
           revision: e.revision,
