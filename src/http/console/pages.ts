@@ -93,6 +93,13 @@ const idText = (v: unknown): string =>
 const money = (minor: number, o: Pick<OrderView, 'currency'>): string => `${toMajor(minor, o.currency)} ${o.currency}`;
 /** JSON in a box that scrolls past its size (CSS), focusable so that the keyboard scrolls it too. */
 const scrollBox = (value: unknown): Html => html`<pre tabindex="0">${JSON.stringify(value, null, 2)}</pre>`;
+/** A table's header row: one column header per label. */
+const columnHeads = (...labels: Array<string | Html>): Html =>
+  html`<thead>
+    <tr>
+      ${labels.map((label) => html`<th scope="col">${label}</th>`)}
+    </tr>
+  </thead>`;
 const status = (s: string | null): Html => html`<span class="status">${s ?? 'unknown'}</span>`;
 const options = (values: readonly string[], selected: string | undefined, any: string): Html =>
   html`<option value="">${any}</option>
@@ -170,18 +177,7 @@ function orderTable(orders: OrderListEntry[]): Html {
     <caption class="skip">
       Orders
     </caption>
-    <thead>
-      <tr>
-        <th scope="col">Order</th>
-        <th scope="col">Number</th>
-        <th scope="col">Status</th>
-        <th scope="col">Environment</th>
-        <th scope="col">Partner</th>
-        <th scope="col">Reference</th>
-        <th scope="col">Total</th>
-        <th scope="col">Created</th>
-      </tr>
-    </thead>
+    ${columnHeads('Order', 'Number', 'Status', 'Environment', 'Partner', 'Reference', 'Total', 'Created')}
     <tbody>
       ${orders.map(
         (o) =>
@@ -319,18 +315,7 @@ ${replay[at]!.diagram}</pre>
       </script>
       <h2>Events</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">Time</th>
-            <th scope="col">Event</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Correlation / causation</th>
-            <th scope="col">Status after</th>
-            <th scope="col">Payment after</th>
-            <th scope="col">Data</th>
-          </tr>
-        </thead>
+        ${columnHeads('#', 'Time', 'Event', 'Actor', 'Correlation / causation', 'Status after', 'Payment after', 'Data')}
         <tbody>
           ${steps.map(
             (s, i) =>
@@ -383,15 +368,7 @@ function deliveryTable(csrf: string, deliveries: DeliveryState[]): Html {
           ${
             d.attempts.length
               ? html`<table>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Trigger</th>
-                      <th scope="col">Response</th>
-                      <th scope="col">Latency</th>
-                      <th scope="col">Reason</th>
-                    </tr>
-                  </thead>
+                  ${columnHeads('When', 'Trigger', 'Response', 'Latency', 'Reason')}
                   <tbody>
                     ${d.attempts.map(
                       (a) =>
@@ -457,12 +434,7 @@ export function streamsPage(csrf: string, input: StreamsPageInput): string {
       ${
         streams.length
           ? html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Stream</th>
-                  <th scope="col">Last revision</th>
-                </tr>
-              </thead>
+              ${columnHeads('Stream', 'Last revision')}
               <tbody>
                 ${streams.map(
                   (s) =>
@@ -513,16 +485,7 @@ export function streamPage(
     html`${orderId ? html`<p><a href="/console/orders/${encodeURIComponent(orderId)}">This order's timeline, replay and webhooks</a></p>` : ''}
       ${pager}
       <table>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">Position</th>
-            <th scope="col">Recorded</th>
-            <th scope="col">Type</th>
-            <th scope="col">Metadata</th>
-            <th scope="col">Data</th>
-          </tr>
-        </thead>
+        ${columnHeads('#', 'Position', 'Recorded', 'Type', 'Metadata', 'Data')}
         <tbody>
           ${events.map(
             (e) =>
@@ -563,18 +526,7 @@ export function readSidePage(
     { title: 'Read side', section: 'read-side', csrf, notice },
     html`<h2>Projections</h2>
       <table data-poll="/console/read-side/status">
-        <thead>
-          <tr>
-            <th scope="col">Projection</th>
-            <th scope="col">Collection</th>
-            <th scope="col">Applied</th>
-            <th scope="col">Checkpoint</th>
-            <th scope="col">Log head</th>
-            <th scope="col">Lag</th>
-            <th scope="col">Progress</th>
-            <th scope="col">Rebuild</th>
-          </tr>
-        </thead>
+        ${columnHeads('Projection', 'Collection', 'Applied', 'Checkpoint', 'Log head', 'Lag', 'Progress', 'Rebuild')}
         <tbody>
           ${projections.map(
             (p) =>
@@ -603,13 +555,7 @@ export function readSidePage(
       </table>
       <h2>Consumer groups</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Group</th>
-            <th scope="col">Lag</th>
-            <th scope="col">Parked events</th>
-          </tr>
-        </thead>
+        ${columnHeads('Group', 'Lag', 'Parked events')}
         <tbody>
           ${groups.map(
             (g) =>
@@ -680,13 +626,7 @@ function auditResult(r: AuditReport): Html {
     ${verdict}
     ${r.behind.map((name) => html`<p class="notice bad">${name} had not applied the whole log when compared.</p>`)}
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Read model</th>
-          <th scope="col">Replayed</th>
-          <th scope="col">Served</th>
-        </tr>
-      </thead>
+      ${columnHeads('Read model', 'Replayed', 'Served')}
       <tbody>
         ${r.readModels.map(
           (m) =>
@@ -744,18 +684,7 @@ export function partnersPage(
           <h2 id="p-${partner.id}">${partner.name} <span class="muted mono">${partner.id}</span></h2>
           <p><a href="/console/orders?partner=${encodeURIComponent(partner.id)}">Orders of this partner</a></p>
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Key id</th>
-                <th scope="col">Key</th>
-                <th scope="col">Environment</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Rate limit</th>
-                <th scope="col">Created</th>
-                <th scope="col">Revoked</th>
-                <th scope="col"><span class="skip">Action</span></th>
-              </tr>
-            </thead>
+            ${columnHeads('Key id', 'Key', 'Environment', 'Scopes', 'Rate limit', 'Created', 'Revoked', html`<span class="skip">Action</span>`)}
             <tbody>
               ${keys.map(
                 (k) =>
