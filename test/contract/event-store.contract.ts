@@ -481,6 +481,18 @@ export function eventStoreContract(
         await store.append(s('rider-2'), [ev('Q0'), ev('Q1')], { expectedRevision: 'no_stream' });
         expect(types(await store.readStream(s('rider-2')))).toEqual(['Q1']);
       });
+
+      it('never gives a position twice, also after trimming a bounded stream', async () => {
+        await store.setStreamMaxCount(s('rider-3'), 1);
+        const positions: bigint[] = [];
+        for (const t of ['R0', 'R1', 'R2']) {
+          positions.push((await store.append(s('rider-3'), [ev(t)], { expectedRevision: 'any' })).position);
+          // Each append trims the one before: the log's newest event is the only one left.
+          expect(types(await store.readStream(s('rider-3')))).toEqual([t]);
+        }
+        positions.push((await store.append(s('other-3'), [ev('O0')], { expectedRevision: 'no_stream' })).position);
+        for (let i = 1; i < positions.length; i++) expect(positions[i]!).toBeGreaterThan(positions[i - 1]!);
+      });
     });
 
     describe('listStreams', () => {

@@ -200,7 +200,7 @@ export interface Deferral {
   schedule(run: () => void, ms: number): () => void;
 }
 
-function scheduleTimer(run: () => void, ms: number): () => void {
+export function scheduleTimer(run: () => void, ms: number): () => void {
   const timer = setTimeout(run, ms);
   return () => clearTimeout(timer);
 }

@@ -23,20 +23,24 @@ import { EVENT_COLUMNS, PageReader, toStreamEvent, type EventRow } from './event
 import { tailSubscription } from './event-store-tail.js';
 import { RecentEvents, type EventTuple } from './event-store-recent.js';
 import { Wakeup } from './event-store-wakeup.js';
-import { GroupCommit, type Durability } from './event-store-group-commit.js';
+import { GroupCommit, type Deferral, type Durability } from './event-store-group-commit.js';
 import { walFsync } from './event-store-wal-fsync.js';
 import { WalCheckpointer, type CheckpointResult } from './event-store-checkpointer.js';
 import { LOCK_WAIT_MS, createPrivately, useWal } from './open.js';
 
 /**
- * Schema of the embedded event store. `position` is the global order (AUTOINCREMENT: never
- * reused, even after trimming). `streams` holds each stream's last revision (the optimistic
+ * Schema of the embedded event store. `position` is the global order, the rowid: SQLite gives a
+ * new row the largest rowid plus one, so a position is never reused as long as the newest row is
+ * never deleted, and it is not: trimming a bounded stream keeps at least its last event, and the
+ * log's newest event is the last of its stream. (AUTOINCREMENT would add a write of
+ * `sqlite_sequence` to every commit: 5.3 against 4.1 log pages per single-event commit. Stores
+ * created with it keep it; both number the same way.) `streams` holds each stream's last revision (the optimistic
  * concurrency check reads one row) and its optional max count; last_revision -1 means the max
  * count was set before the first event.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
-  position    INTEGER PRIMARY KEY AUTOINCREMENT,
+  position    INTEGER PRIMARY KEY,
   stream_id   TEXT    NOT NULL,
   revision    INTEGER NOT NULL,
   id          TEXT    NOT NULL,
@@ -76,12 +80,17 @@ export interface SqliteEventStoreOptions {
   recentEvents?: number;
   /** Where failures of the store's own background work are reported (console when absent: the CLI). */
   logger?: Pick<Logger, 'error'>;
+  /** When consumer groups write the positions they have settled (tests pass their own). */
+  positionWrites?: Deferral;
 }
 
 const MAX_REVISION = Number.MAX_SAFE_INTEGER;
 /** SQLite's default automatic checkpoint threshold, in log pages. */
 const SQLITE_AUTOCHECKPOINT = 1000;
 const DEFAULT_READ_ALL_COUNT = 1000;
+/** Stream reads with their count written into the statement: at most this many statements, counts up to this. */
+const MAX_COUNTED_READS = 16;
+const MAX_WRITTEN_COUNT = 10_000;
 
 /** What an append wrote, for the recent events once its transaction has committed. */
 interface Written {
@@ -109,8 +118,11 @@ export class SqliteEventStore implements EventStore {
   private readonly checkpointer: WalCheckpointer | undefined;
   private checkpointerFailed = false;
   private readonly logger: Pick<Logger, 'error'> | undefined;
+  private readonly positionWrites: Deferral | undefined;
+  private readonly countedReads = new Map<number, Database.Statement<[string, number], EventRow>>();
 
   constructor(options: SqliteEventStoreOptions) {
+    this.positionWrites = options.positionWrites;
     this.clock = options.clock ?? systemClock;
     this.pollMs = options.pollIntervalMs ?? 25;
     this.recent = new RecentEvents(options.recentEvents);
@@ -149,8 +161,9 @@ export class SqliteEventStore implements EventStore {
       backwards: db.prepare<[string, number, number], EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
       ),
-      // Without a LIMIT parameter: a bound LIMIT makes an empty read about 4x slower,
-      // and most reads (a whole stream, or its tail after a kept fold) have no count.
+      // Without a LIMIT parameter: a bound LIMIT makes an empty read about 4x slower (readStream
+      // writes common counts into the statement instead), and most reads (a whole stream, or its
+      // tail after a kept fold) have no count.
       forwardsAll: db.prepare<[string, number], EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`,
       ),
@@ -239,8 +252,33 @@ export class SqliteEventStore implements EventStore {
     let rows: EventRow[];
     if (limit === undefined)
       rows = (options.backwards ? this.sql.backwardsAll : this.sql.forwardsAll).all(streamId, from);
-    else rows = (options.backwards ? this.sql.backwards : this.sql.forwards).all(streamId, from, limit);
+    else {
+      const counted = this.countedRead(options.backwards === true, limit);
+      rows = counted
+        ? counted.all(streamId, from)
+        : (options.backwards ? this.sql.backwards : this.sql.forwards).all(streamId, from, limit);
+    }
     return rows.map(toStreamEvent);
+  }
+
+  /**
+   * A stream read with its count written into the statement, for the few counts callers use (an
+   * idempotency claim reads 1). SQLite prepares a statement with a bound LIMIT again on every run:
+   * an empty read took 27 µs against 6 µs with the count written in, and 178 against 38 µs in the
+   * service at 200 orders/s. Undefined for other counts: the bound statement serves them.
+   */
+  private countedRead(backwards: boolean, limit: number): Database.Statement<[string, number], EventRow> | undefined {
+    if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_WRITTEN_COUNT) return undefined;
+    const key = backwards ? -1 - limit : limit;
+    let statement = this.countedReads.get(key);
+    if (!statement && this.countedReads.size < MAX_COUNTED_READS) {
+      statement = this.db.prepare<[string, number], EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision ${backwards ? '<=' : '>='} ?
+         ORDER BY revision${backwards ? ' DESC' : ''} LIMIT ${limit}`,
+      );
+      this.countedReads.set(key, statement);
+    }
+    return statement;
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
@@ -298,6 +336,7 @@ export class SqliteEventStore implements EventStore {
       clock: this.clock,
       pollMs: this.pollMs,
       running: this.runningGroups,
+      ...(this.positionWrites ? { positionWrites: this.positionWrites } : {}),
     };
     const group = new SqliteConsumerGroup(deps, options);
     this.groups.add(group);
