@@ -103,16 +103,20 @@ export class ReadModels {
     });
   }
 
+  // try/catch rather than a .catch() handler per runner and event: that closure and its promise
+  // were the most allocated objects of a steady order load.
   private async feedAll(runners: ProjectionRunner[], e: RecordedEvent): Promise<void> {
     for (const r of runners) {
       if (r.subscribed) continue;
-      await r.feed(e).catch(async (err: unknown) => {
+      try {
+        await r.feed(e);
+      } catch (err) {
         this.deps.logger?.error(
           { err, projection: r.projection.name },
           'projection failed; it follows the log on its own',
         );
         if (!this.stopping && !r.subscribed) await r.start(r.position);
-      });
+      }
     }
   }
 
