@@ -85,6 +85,16 @@ export interface SqliteEventStoreOptions {
 }
 
 const MAX_REVISION = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The first name (in SQLite's byte order) after every name that starts with `prefix`: the prefix
+ * with its last character one higher, when that is ASCII (every prefix the service uses). Else an
+ * empty BLOB, which SQLite orders after all text: no upper bound, the per-row check alone.
+ */
+function pastPrefix(prefix: string): string | Buffer {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return prefix !== '' && last < 0x7f ? prefix.slice(0, -1) + String.fromCharCode(last + 1) : Buffer.alloc(0);
+}
 /** SQLite's default automatic checkpoint threshold, in log pages. */
 const SQLITE_AUTOCHECKPOINT = 1000;
 const DEFAULT_READ_ALL_COUNT = 1000;
@@ -170,10 +180,13 @@ export class SqliteEventStore implements EventStore {
       backwardsAll: db.prepare<[string, number], EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC`,
       ),
-      // From `after` on along the primary key (names are never '', so '' is "from the start").
-      list: db.prepare<[string, string, string, number], StreamInfo>(
+      // A range of the primary key: from past `after` (its successor is `after` || char(0); names
+      // are never '', so '' is "from the start") or from the prefix, whichever is later, up to the
+      // first name past the prefix (listBounds); the prefix is still checked on each row.
+      list: db.prepare<[string, string, string | Buffer, string, string, number], StreamInfo>(
         `SELECT stream_id AS streamId, last_revision AS lastRevision FROM streams
-         WHERE stream_id > ? AND last_revision >= 0 AND substr(stream_id, 1, length(?)) = ?
+         WHERE stream_id >= max(? || char(0), ?) AND stream_id < ?
+           AND last_revision >= 0 AND substr(stream_id, 1, length(?)) = ?
          ORDER BY stream_id LIMIT ?`,
       ),
     };
@@ -325,7 +338,7 @@ export class SqliteEventStore implements EventStore {
 
   async listStreams(options: ListStreamsOptions = {}): Promise<StreamInfo[]> {
     const prefix = options.prefix ?? '';
-    return this.sql.list.all(options.after ?? '', prefix, prefix, options.limit ?? -1);
+    return this.sql.list.all(options.after ?? '', prefix, pastPrefix(prefix), prefix, prefix, options.limit ?? -1);
   }
 
   consumerGroup(options: ConsumerGroupOptions): ConsumerGroup {
