@@ -245,13 +245,14 @@ export interface ConsumerGroup {
   /** Parked events in global order (inspection / manual replay). */
   parked(): Promise<RecordedEvent[]>;
   /**
-   * The group's stored position: every event up to it is settled (0n before any). For lag
-   * metrics: EventStoreDB stores it lazily (about a second behind the acks).
+   * The group's position: every event up to it is settled (0n before any). For lag metrics. Both
+   * adapters store it lazily (EventStoreDB about a second behind the acks, the embedded one at most
+   * 100 ms); the embedded one answers what this process has settled.
    */
   position(): Promise<bigint>;
 }
 
-/** Positions between the log's head and a consumer group's stored position (0 while there is no group). */
+/** Positions between the log's head and a consumer group's position (0 while there is no group). */
 export async function consumerGroupLag(events: EventStore, group: ConsumerGroup | undefined): Promise<bigint> {
   if (!group) return 0n;
   const [head, position] = await Promise.all([events.headPosition(), group.position()]);

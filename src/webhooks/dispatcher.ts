@@ -68,7 +68,7 @@ export class WebhookDispatcher {
     await this.group.start((e, { retryCount }) => this.handleOrWait(e, retryCount));
   }
 
-  /** Positions between the log's head and the group's stored position (consumer_group_lag). */
+  /** Positions between the log's head and the group's position (consumer_group_lag). */
   lag(): Promise<bigint> {
     return consumerGroupLag(this.deps.events, this.group);
   }

@@ -11,26 +11,28 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The position write, run when the test says (`due()`); `scheduled` counts the writes asked for. */
+/** Position writes, run when the test says (`due()`); `scheduled` counts the writes asked for. */
 function manualPositionWrites() {
-  let waiting: (() => void) | undefined;
+  const waiting = new Set<() => void>();
   let scheduled = 0;
   return {
     deferral: {
       delayMs: 100,
       schedule(run: () => void) {
         scheduled++;
-        waiting = run;
-        return () => (waiting = undefined);
+        const once = () => {
+          waiting.delete(once);
+          run();
+        };
+        waiting.add(once);
+        return () => waiting.delete(once);
       },
     },
     get scheduled() {
       return scheduled;
     },
     due() {
-      const run = waiting;
-      waiting = undefined;
-      run?.();
+      for (const run of [...waiting]) run();
     },
   };
 }
@@ -42,47 +44,97 @@ describe('SQLite consumer group positions', () => {
     const store = new SqliteEventStore({ file, positionWrites: writes.deferral });
     // Another connection to the same file sees only what was written.
     const other = new SqliteEventStore({ file });
-    const options = { group: 'g', filter: { streamPrefixes: ['s-'] } };
-    const written = () => other.consumerGroup(options).position();
-    const group = store.consumerGroup(options);
-    const seen: string[] = [];
-    await group.start(async (e) => {
-      seen.push(e.type);
-      return 'ack';
-    });
+    try {
+      const options = { group: 'g', filter: { streamPrefixes: ['s-'] } };
+      const written = () => other.consumerGroup(options).position();
+      const group = store.consumerGroup(options);
+      const seen: string[] = [];
+      await group.start(async (e) => {
+        seen.push(e.type);
+        return 'ack';
+      });
 
-    let last = 0n;
-    for (const type of ['A', 'B', 'C'])
-      last = (await store.append('s-1', [ev(type)], { expectedRevision: 'any' })).position;
-    await eventually(async () => (await group.position()) === last);
+      let last = 0n;
+      for (const type of ['A', 'B', 'C'])
+        last = (await store.append('s-1', [ev(type)], { expectedRevision: 'any' })).position;
+      await eventually(async () => (await group.position()) === last);
 
-    // Given three events settled one page at a time, when the delay has not passed,
-    expect(seen).toEqual(['A', 'B', 'C']);
-    // then one write waits for it, and none has been made yet;
-    expect(writes.scheduled).toBe(1);
-    expect(await written()).toBe(0n);
-    // when it passes, the newest settled position is written.
-    writes.due();
-    expect(await written()).toBe(last);
+      // Given three events settled one page at a time, when the delay has not passed,
+      expect(seen).toEqual(['A', 'B', 'C']);
+      // then one write waits for it, and none has been made yet;
+      expect(writes.scheduled).toBe(1);
+      expect(await written()).toBe(0n);
+      // when it passes, the newest settled position is written.
+      writes.due();
+      expect(await written()).toBe(last);
 
-    // Given more settled events, when the group stops, their position is written at once.
-    last = (await store.append('s-1', [ev('D')], { expectedRevision: 'any' })).position;
-    await eventually(async () => (await group.position()) === last);
-    expect(await written()).toBeLessThan(last);
-    await group.stop();
-    expect(await written()).toBe(last);
+      // Given more settled events, when the group stops, their position is written at once.
+      last = (await store.append('s-1', [ev('D')], { expectedRevision: 'any' })).position;
+      await eventually(async () => (await group.position()) === last);
+      expect(await written()).toBeLessThan(last);
+      await group.stop();
+      expect(await written()).toBe(last);
 
-    // A restarted group goes on after it: nothing is delivered twice.
-    const again = store.consumerGroup(options);
-    const redelivered: string[] = [];
-    await again.start(async (e) => {
-      redelivered.push(e.type);
-      return 'ack';
-    });
-    last = (await store.append('s-1', [ev('E')], { expectedRevision: 'any' })).position;
-    await eventually(async () => (await again.position()) === last);
-    expect(redelivered).toEqual(['E']);
-    await store.close();
-    await other.close();
+      // A restarted group goes on after it: nothing is delivered twice.
+      const again = store.consumerGroup(options);
+      const redelivered: string[] = [];
+      await again.start(async (e) => {
+        redelivered.push(e.type);
+        return 'ack';
+      });
+      last = (await store.append('s-1', [ev('E')], { expectedRevision: 'any' })).position;
+      await eventually(async () => (await again.position()) === last);
+      expect(redelivered).toEqual(['E']);
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
+});
+
+describe('SQLite consumer group positions, several in flight', () => {
+  it('writes a window only once all of it is settled, a parked event at once', async () => {
+    const file = join(dir, 'events.db');
+    const writes = manualPositionWrites();
+    const store = new SqliteEventStore({ file, positionWrites: writes.deferral });
+    const other = new SqliteEventStore({ file });
+    const release: Array<() => void> = [];
+    try {
+      const options = { group: 'w', filter: { streamPrefixes: ['w-'] }, concurrency: 4, maxRetries: 0 };
+      const written = () => other.consumerGroup(options).position();
+      const group = store.consumerGroup(options);
+      const handled: string[] = [];
+      await group.start(async (e) => {
+        // B waits for the test; C is parked (no retries).
+        if (e.type === 'B') await new Promise<void>((r) => release.push(r));
+        handled.push(e.type);
+        return e.type === 'C' ? 'park' : 'ack';
+      });
+      // One turn, one commit: the four are one page, one window.
+      const positions = (
+        await Promise.all(
+          ['A', 'B', 'C', 'D'].map((type) => store.append(`w-${type}`, [ev(type)], { expectedRevision: 'no_stream' })),
+        )
+      ).map((r) => r.position);
+      await eventually(() => handled.length === 3 && release.length === 1);
+
+      // Given a window with B still in its handler, then nothing of it is settled, in memory or on disk.
+      expect(await group.position()).toBe(0n);
+      writes.due();
+      expect(await written()).toBe(0n);
+      // The park is recorded at once, without the group's position.
+      expect((await other.consumerGroup(options).parked()).map((e) => e.type)).toEqual(['C']);
+
+      // When B settles, the whole window is settled, and written when the delay passes.
+      release[0]!();
+      await eventually(async () => (await group.position()) === positions[3]);
+      writes.due();
+      expect(await written()).toBe(positions[3]);
+      await group.stop();
+    } finally {
+      for (const r of release) r(); // a failed assertion must not leave B's handler holding close()
+      await store.close();
+      await other.close();
+    }
   });
 });

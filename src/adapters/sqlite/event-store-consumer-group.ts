@@ -36,8 +36,9 @@ export interface ConsumerGroupDeps {
 
 /**
  * The embedded twin of an EventStoreDB persistent subscription. The group's checkpoint is the
- * position of the last settled (acked or parked) event; retry counts survive restarts; an event
- * is settled only after the handler's outcome is committed, so a crash re-delivers it.
+ * position of the last settled (acked or parked) event, written at most POSITION_WRITE_DELAY_MS
+ * after it; retry counts and parked events survive restarts. Whatever was settled after the last
+ * write is delivered again after a crash (at-least-once).
  */
 export class SqliteConsumerGroup implements ConsumerGroup {
   private stopped = true;
@@ -116,6 +117,10 @@ export class SqliteConsumerGroup implements ConsumerGroup {
   /** Everything up to `position` is settled: written within the delay, or by stop(). */
   private advance(position: bigint): void {
     if (this.unwritten === undefined || position > this.unwritten) this.unwritten = position;
+    this.scheduleWrite();
+  }
+
+  private scheduleWrite(): void {
     this.cancelPositionWrite ??= this.positionWrites.schedule(() => {
       this.cancelPositionWrite = undefined;
       this.writePosition();
@@ -131,15 +136,17 @@ export class SqliteConsumerGroup implements ConsumerGroup {
       this.sql.advance.run(position, this.group, position);
       if (this.unwritten === position) this.unwritten = undefined;
     } catch (err) {
-      // Kept in memory: the next settle schedules the write again, and stop() tries once more.
+      // Kept in memory and tried again after the delay (stop() tries once more, and gives up).
       this.report(err);
+      if (!this.stopped) this.scheduleWrite();
     }
   }
 
   private async run(handler: ConsumerHandler): Promise<void> {
     const { reader, wakeup, pollMs } = this.deps;
     await Promise.resolve(); // start() resolves before the first delivery
-    // Read at the start and after a failure: while it runs, this consumer alone moves the group's position.
+    // Read at the start: while it runs, this consumer alone moves the group's position. After a
+    // failure it goes on from what it has settled.
     let checkpoint: bigint | undefined;
     while (!this.stopped) {
       const seen = wakeup.current;

@@ -36,7 +36,7 @@ export class AutoAccept {
     await this.group?.stop();
   }
 
-  /** Positions between the log's head and the group's stored position (consumer_group_lag). */
+  /** Positions between the log's head and the group's position (consumer_group_lag). */
   lag(): Promise<bigint> {
     return consumerGroupLag(this.deps.events, this.group);
   }

@@ -194,9 +194,9 @@ function emit(state: OrderState, events: OrderEvent[], explain: () => ApiError):
  * it anyway once it is appended (a step is most of what xstate allocates per order).
  */
 function accepts(snapshot: OrderSnapshot, events: readonly OrderEvent[]): boolean {
-  for (const [i, event] of events.entries()) {
-    if (!snapshot.can(event)) return false;
-    if (i < events.length - 1) snapshot = nextSnapshot(snapshot, event);
+  for (let i = 0; i < events.length; i++) {
+    if (!snapshot.can(events[i]!)) return false;
+    if (i < events.length - 1) snapshot = nextSnapshot(snapshot, events[i]!);
   }
   return true;
 }
