@@ -8,6 +8,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
+# The build copies mermaid's one bundle into dist/console-assets; mermaid and its dependency tree are
+# development dependencies, gone after the prune.
 RUN npm run build && npm prune --omit=dev
 # /docs serves one file of @scalar/api-reference, its self-contained browser bundle; the package's
 # sources and its Vue dependency tree (about 160 MB) stay out of the image.

@@ -39,7 +39,7 @@ if (!current) {
     { stdio: 'inherit' },
   );
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
-  // The console's gzipped copy of mermaid, as `npm run build` writes it (src/http/console/prepare-assets.ts).
+  // The console's copies of mermaid, as `npm run build` writes them (src/http/console/prepare-assets.ts).
   const assets = spawnSync(process.execPath, ['dist/src/http/console/prepare-assets.js'], { stdio: 'inherit' });
   if (assets.status !== 0) process.exit(assets.status ?? 1);
   // Stamped with the time the build started: a file saved while tsc ran is built next time.

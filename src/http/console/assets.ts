@@ -6,7 +6,7 @@ import { sha256Hex } from '../../shared/ids.js';
 
 /**
  * The console's files: its stylesheet and script (below, in this module) and mermaid's bundle
- * from node_modules (only the order page loads it). Nothing comes from elsewhere: the console
+ * (only the order page loads it). Nothing comes from elsewhere: the console
  * works offline.
  */
 
@@ -183,14 +183,22 @@ function packageRoot(): string {
   return dir;
 }
 
+const BUILT_ASSETS = path.join(packageRoot(), 'dist', 'console-assets');
+
 /**
- * Mermaid's bundle (3.6 MB), streamed from disk at each request, never held in memory: the file in
- * node_modules, or its gzipped copy (about a quarter of it) that `npm run build` writes
- * (prepare-assets.ts). Without the copy the plain file is served.
+ * Mermaid's bundle (3.6 MB), streamed from disk at each request, never held in memory: the copy
+ * `npm run build` writes next to the compiled service, and a gzipped one (about a quarter of it;
+ * prepare-assets.ts). mermaid is a development dependency, so a production install (the image)
+ * carries the one file and none of its dependency tree. Run from sources before a build, the
+ * package's own file is served, plain.
  */
 export const MERMAID = {
   name: 'mermaid.js',
   contentType: 'text/javascript; charset=utf-8',
-  plain: (): string => require.resolve('mermaid/dist/mermaid.min.js'),
-  gzipped: path.join(packageRoot(), 'dist', 'console-assets', 'mermaid.min.js.gz'),
+  /** The bundle as the package ships it (build time, and sources before a build). */
+  source: (): string => require.resolve('mermaid/dist/mermaid.min.js'),
+  built: path.join(BUILT_ASSETS, 'mermaid.min.js'),
+  gzipped: path.join(BUILT_ASSETS, 'mermaid.min.js.gz'),
+  /** The plain file served: the build's copy, or the package's before a build. */
+  plain: (): string => (fs.existsSync(MERMAID.built) ? MERMAID.built : MERMAID.source()),
 };
