@@ -34,9 +34,9 @@ import { LOCK_WAIT_MS, createPrivately, useWal } from './open.js';
  * never deleted, and it is not: trimming a bounded stream keeps at least its last event, and the
  * log's newest event is the last of its stream. (AUTOINCREMENT would add a write of
  * `sqlite_sequence` to every commit: 5.3 against 4.1 log pages per single-event commit. Stores
- * created with it keep it; both number the same way.) `streams` holds each stream's last revision (the optimistic
- * concurrency check reads one row) and its optional max count; last_revision -1 means the max
- * count was set before the first event.
+ * created with it keep it; both number the same way.) `streams` holds each stream's last revision
+ * (the optimistic concurrency check reads one row) and its optional max count; last_revision -1
+ * means the max count was set before the first event.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -95,6 +95,7 @@ function pastPrefix(prefix: string): string | Buffer {
   const last = prefix.charCodeAt(prefix.length - 1);
   return prefix !== '' && last < 0x7f ? prefix.slice(0, -1) + String.fromCharCode(last + 1) : Buffer.alloc(0);
 }
+
 /** SQLite's default automatic checkpoint threshold, in log pages. */
 const SQLITE_AUTOCHECKPOINT = 1000;
 const DEFAULT_READ_ALL_COUNT = 1000;
@@ -182,7 +183,7 @@ export class SqliteEventStore implements EventStore {
       ),
       // A range of the primary key: from past `after` (its successor is `after` || char(0); names
       // are never '', so '' is "from the start") or from the prefix, whichever is later, up to the
-      // first name past the prefix (listBounds); the prefix is still checked on each row.
+      // first name past the prefix (pastPrefix); the prefix is still checked on each row.
       list: db.prepare<[string, string, string | Buffer, string, string, number], StreamInfo>(
         `SELECT stream_id AS streamId, last_revision AS lastRevision FROM streams
          WHERE stream_id >= max(? || char(0), ?) AND stream_id < ?
