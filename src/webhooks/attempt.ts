@@ -12,7 +12,7 @@ import { MAX_ABANDONED_CLAIMS, dueAt, evolveDelivery, type DeliveryState } from 
 import type { DeliveryCause, DeliveryLog, LoadedDelivery } from './delivery-log.js';
 import type { WebhookEndpoints, UrlPolicy } from './endpoints.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from './retry-schedule.js';
-import { DEFAULT_TIMEOUT_MS, sendWebhook, type SendResult } from './sender.js';
+import { DEFAULT_TIMEOUT_MS, sendWebhook, type ReceiverConnections, type SendResult } from './sender.js';
 import { webhookHeaders } from './signing.js';
 import { checkWebhookUrl, type UrlRule } from './ssrf-guard.js';
 import { WEBHOOK_USER_AGENT } from './user-agent.js';
@@ -26,6 +26,8 @@ export interface AttemptDeps {
   sender: string;
   /** Reply wait of one attempt; the spec's 8 s unless a test shortens it. */
   timeoutMs?: number;
+  /** Connections kept between attempts; without it each attempt opens its own. */
+  connections?: ReceiverConnections;
   /** Told of every recorded outcome (metrics). */
   onOutcome?(outcome: 'succeeded' | 'failed' | 'abandoned', durationMs: number): void;
   /** Failed attempts are logged at warn (delivery id, endpoint host, reason; never the secret or body). */
@@ -151,6 +153,12 @@ async function finish(
       return outcomeEvents(deps, state, open, outcome);
     },
     cause(claimed.state, requestId),
+    // A scheduled attempt's outcome is 'ordered': it holds one of the endpoint's four slots (and the
+    // next event of its order) until it is recorded, and a sync per attempt capped an endpoint below
+    // 200 events/s. A power loss that takes it back leaves the claim open or takes it too: the
+    // attempt is made again (at-least-once), and no later claim is durable without this outcome.
+    // A redelivery's caller is answered with the recorded attempt, so that waits for the disk.
+    claim.trigger === 'redelivery' ? 'durable' : 'ordered',
   );
   if (handled.events.length > 0) {
     deps.onOutcome?.(result.ok ? 'succeeded' : 'failed', result.duration_ms);
@@ -280,13 +288,16 @@ async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promi
     body,
   });
   const headers = { ...signed, 'User-Agent': WEBHOOK_USER_AGENT };
-  const result = await sendWebhook({
-    url: check.url,
-    addresses: check.addresses,
-    headers,
-    body,
-    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-  });
+  const result = await sendWebhook(
+    {
+      url: check.url,
+      addresses: check.addresses,
+      headers,
+      body,
+      timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    },
+    deps.connections,
+  );
   return { ...result, url: endpoint.url };
 }
 

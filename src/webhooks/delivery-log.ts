@@ -27,14 +27,14 @@ export class DeliveryLog {
   constructor(private readonly events: EventStore) {}
 
   /**
-   * False when the delivery was already scheduled (a re-delivered source event): nothing is written
-   * twice. `durability` as in the event-store port.
+   * The delivery as written; null when it was already scheduled (a re-delivered source event):
+   * nothing is written twice. `durability` as in the event-store port.
    */
   async schedule(
     data: DeliveryScheduledData,
     cause: DeliveryCause,
     durability: AppendOptions['durability'] = 'durable',
-  ): Promise<boolean> {
+  ): Promise<DeliveryState | null> {
     const scheduled: DeliveryEvent = { type: 'WebhookDeliveryScheduled', data };
     const handled = await handleCommand(this.events, deliveryStream(data.delivery_id), DELIVERIES, () => [scheduled], {
       // The id derives from the source event, so a stream already there is that event's delivery.
@@ -43,7 +43,7 @@ export class DeliveryLog {
       durability,
       metadata: () => metadata(data, cause, data.at),
     });
-    return !handled.conflict;
+    return handled.conflict ? null : handled.state;
   }
 
   async load(deliveryId: string): Promise<LoadedDelivery | null> {
@@ -79,11 +79,13 @@ export class DeliveryLog {
   /**
    * Decides on `from` (the delivery as just read) and appends; after an append by someone else,
    * decides again on a fresh read, until the decision is appended or is to append nothing.
+   * `durability` as in the event-store port.
    */
   handle(
     from: LoadedDelivery,
     decide: (state: DeliveryState) => DeliveryEvent[],
     cause: DeliveryCause,
+    durability: AppendOptions['durability'] = 'durable',
   ): Promise<Handled<DeliveryState | null, DeliveryEvent>> {
     return handleCommand(
       this.events,
@@ -93,6 +95,7 @@ export class DeliveryLog {
       {
         from,
         retries: Number.POSITIVE_INFINITY,
+        durability,
         // Nothing is decided on a missing delivery, so the state here is always one.
         metadata: (state, events) => metadata(state!, cause, events[0]?.data.at ?? state!.updated_at),
       },

@@ -180,9 +180,9 @@ export class WebhookDispatcher {
       at,
       next_attempt_at: at,
     };
-    await this.deps.log.schedule(data, cause, durability);
-    // Freshly written or already there (a re-delivered source event): either way the log says what is due.
-    const state = (await this.deps.log.load(data.delivery_id))?.state;
+    // Already there (a re-delivered source event): the log says what is still due.
+    const state =
+      (await this.deps.log.schedule(data, cause, durability)) ?? (await this.deps.log.load(data.delivery_id))?.state;
     if (!state) throw new Error(`delivery ${data.delivery_id} was scheduled but cannot be read back`);
     this.deps.scheduler.track(state);
     return state;

@@ -1,11 +1,13 @@
 import type { Config } from '../config.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { WebhookEndpointStore } from '../ports/webhook-endpoint-store.js';
+import type { ReadModelStore } from '../ports/read-model-store.js';
 import type { ReadModels } from '../application/read-models.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import { attemptDelivery } from './attempt.js';
+import { ReceiverConnections } from './sender.js';
 import { WebhookDeliveries } from './deliveries.js';
 import { DeliveryLog } from './delivery-log.js';
 import { WebhookEvents } from './events.js';
@@ -90,7 +92,9 @@ export function createWebhooks(deps: {
   );
   // A claim by a process of this host that no longer runs is abandoned at once, not after 20 s.
   const senderGone = (sender: string) => !holderMayBeAlive(sender, lease.holder);
+  const connections = new ReceiverConnections();
   const attemptDeps = {
+    connections,
     log,
     endpoints,
     clock,
@@ -124,9 +128,7 @@ export function createWebhooks(deps: {
     if (catchUp && !(await readModels.catchUp(webhookDeliveries.name, LOG_CATCH_UP_MS))) {
       throw new Error('the webhook delivery log did not catch up with the event log; cannot resume deliveries');
     }
-    for (const status of statuses) {
-      for await (const state of unfinished(readModels, status)) if (!scheduler.knows(state.id)) scheduler.track(state);
-    }
+    await trackUnfinished({ store: readModels.store, log, scheduler }, statuses, { fromLog: !catchUp });
   };
 
   const unregister: Array<() => void> = [];
@@ -169,14 +171,39 @@ export function createWebhooks(deps: {
       scheduler.drain();
       await deliveries.stopRecoveries();
       await lease.stop();
+      await connections.close();
     },
   };
 }
 
-async function* unfinished(readModels: ReadModels, status: string): AsyncGenerator<DeliveryState> {
+/**
+ * Puts on the agenda every delivery the read model lists with one of these statuses that the
+ * scheduler does not know. `fromLog` (the rescan, while this replica sends): each is read again from
+ * its stream first, since the read model trails the log. A delivery this replica has just sent can
+ * still read there as pending, or as being sent (its claim in, its outcome not yet), and tracked from
+ * that it would wait for the claim to count as abandoned (20 s) and hold back the next event of its
+ * order as long. At takeover the read model has caught up with the log and nothing is in flight here.
+ */
+export async function trackUnfinished(
+  deps: { store: ReadModelStore; log: DeliveryLog; scheduler: DeliveryScheduler },
+  statuses: readonly string[],
+  { fromLog }: { fromLog: boolean },
+): Promise<void> {
+  const { store, log, scheduler } = deps;
+  for (const status of statuses) {
+    for await (const listed of unfinished(store, status)) {
+      if (scheduler.knows(listed.id)) continue;
+      const state = fromLog ? (await log.load(listed.id))?.state : listed;
+      // Checked again: an attempt may have started while the stream was read.
+      if (state && !scheduler.knows(state.id)) scheduler.track(state);
+    }
+  }
+}
+
+async function* unfinished(store: ReadModelStore, status: string): AsyncGenerator<DeliveryState> {
   let after: { value: string; id: string } | undefined;
   for (;;) {
-    const page = await readModels.store.find<DeliveryState>(webhookDeliveries.collection, {
+    const page = await store.find<DeliveryState>(webhookDeliveries.collection, {
       where: { status },
       sort: { field: 'created_at', direction: 'asc' },
       limit: LOAD_PAGE,

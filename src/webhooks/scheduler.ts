@@ -36,6 +36,8 @@ const BACKOFF_AFTER_ERROR_MS = 60_000;
  */
 export class DeliveryScheduler {
   private readonly entries = new Map<string, Entry>();
+  /** The same entries by endpoint: a pump looks only at endpoints with a free slot. */
+  private readonly byEndpoint = new Map<string, Map<string, Entry>>();
   private readonly inFlight = new Map<string, { done: Promise<void>; endpoint: string }>();
   private timer: NodeJS.Timeout | undefined;
   /** Shutting down: no scheduled attempt starts any more, not even after a start(). */
@@ -78,6 +80,7 @@ export class DeliveryScheduler {
     clearInterval(this.timer);
     this.timer = undefined;
     this.entries.clear();
+    this.byEndpoint.clear();
     await Promise.all([...this.inFlight.values()].map((f) => f.done));
   }
 
@@ -89,18 +92,31 @@ export class DeliveryScheduler {
   /** Adds, moves or drops a delivery according to its state, then starts whatever is due. */
   track(state: DeliveryState): void {
     const due = dueAt(state, this.deps.senderGone);
-    if (due === null) this.entries.delete(state.id);
-    else {
-      this.entries.set(state.id, {
+    this.forget(state.id);
+    if (due !== null) {
+      const entry: Entry = {
         id: state.id,
         lane: state.order_id ?? state.id,
         rank: [state.order_revision ?? 0, state.type_index],
         endpoint: endpointOf(state),
         dueAt: Date.parse(due),
         attempted: state.attempt_count > 0,
-      });
+      };
+      this.entries.set(entry.id, entry);
+      const group = this.byEndpoint.get(entry.endpoint);
+      if (group) group.set(entry.id, entry);
+      else this.byEndpoint.set(entry.endpoint, new Map([[entry.id, entry]]));
     }
     if (this.timer) this.pump();
+  }
+
+  private forget(deliveryId: string): void {
+    const entry = this.entries.get(deliveryId);
+    if (!entry) return;
+    this.entries.delete(deliveryId);
+    const group = this.byEndpoint.get(entry.endpoint)!;
+    group.delete(deliveryId);
+    if (group.size === 0) this.byEndpoint.delete(entry.endpoint);
   }
 
   /** Starts every attempt due now and waits until none is due or in flight. */
@@ -143,35 +159,34 @@ export class DeliveryScheduler {
     return this.entries.size;
   }
 
+  /**
+   * Starts the due attempts there are slots for, earliest due first. Endpoints whose slots are all
+   * taken are not looked at, and the earliest is picked per free slot rather than all sorted: with a
+   * backlog for a busy endpoint a pump costs little, and one after an attempt ends one pass.
+   */
   private pump(): void {
-    if (this.draining) return;
+    if (this.draining || this.inFlight.size >= this.concurrency) return;
     const now = this.deps.clock.now().getTime();
-    const heads = this.laneHeads();
     const busy = new Map<string, number>();
     for (const { endpoint } of this.inFlight.values()) busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
-    const due = [...this.entries.values()]
-      .filter((e) => e.dueAt <= now && !this.inFlight.has(e.id))
-      .sort((a, b) => a.dueAt - b.dueAt);
-    for (const entry of due) {
-      if (this.inFlight.size >= this.concurrency) return;
-      if ((busy.get(entry.endpoint) ?? 0) >= this.perEndpoint) continue;
-      // A first attempt waits until the earlier events of its order have had theirs.
-      if (!entry.attempted && heads.get(entry.lane) !== entry) continue;
+    const free = (endpoint: string) => (busy.get(endpoint) ?? 0) < this.perEndpoint;
+    const due: Entry[] = [];
+    for (const [endpoint, group] of this.byEndpoint) {
+      if (!free(endpoint)) continue;
+      // A first attempt waits until the earlier events of its order (its lane, so one endpoint) have had theirs.
+      const heads = laneHeads(group);
+      for (const e of group.values())
+        if (e.dueAt <= now && !this.inFlight.has(e.id) && (e.attempted || heads.get(e.lane) === e)) due.push(e);
+    }
+    while (this.inFlight.size < this.concurrency) {
+      let next: Entry | undefined;
+      for (const e of due)
+        if ((!next || e.dueAt < next.dueAt) && free(e.endpoint) && !this.inFlight.has(e.id)) next = e;
+      if (!next) return;
+      const entry = next;
       busy.set(entry.endpoint, (busy.get(entry.endpoint) ?? 0) + 1);
-      void this.run(entry.id, entry.endpoint, 'schedule', (s) => (s ? this.track(s) : this.entries.delete(entry.id)));
+      void this.run(entry.id, entry.endpoint, 'schedule', (s) => (s ? this.track(s) : this.forget(entry.id)));
     }
-  }
-
-  /** Per lane, the earliest delivery still waiting for its first attempt. */
-  private laneHeads(): Map<string, Entry> {
-    const heads = new Map<string, Entry>();
-    for (const e of this.entries.values()) {
-      if (e.attempted) continue;
-      const head = heads.get(e.lane);
-      if (!head || e.rank[0] < head.rank[0] || (e.rank[0] === head.rank[0] && e.rank[1] < head.rank[1]))
-        heads.set(e.lane, e);
-    }
-    return heads;
   }
 
   private run(
@@ -204,4 +219,16 @@ export class DeliveryScheduler {
 
 function endpointOf(owner: { partner_id: string; environment: string }): string {
   return `${owner.partner_id}:${owner.environment}`;
+}
+
+/** Per lane, the earliest delivery still waiting for its first attempt. */
+function laneHeads(entries: Map<string, Entry>): Map<string, Entry> {
+  const heads = new Map<string, Entry>();
+  for (const e of entries.values()) {
+    if (e.attempted) continue;
+    const head = heads.get(e.lane);
+    if (!head || e.rank[0] < head.rank[0] || (e.rank[0] === head.rank[0] && e.rank[1] < head.rank[1]))
+      heads.set(e.lane, e);
+  }
+  return heads;
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import type { AppendOptions, NewEvent } from '../../src/ports/event-store.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { attemptDelivery, type AttemptDeps } from '../../src/webhooks/attempt.js';
 import { deliveryStream, type DeliveryScheduledData } from '../../src/domain/webhook/delivery-events.js';
@@ -230,6 +231,36 @@ describe('webhook attempts claimed before they are sent', () => {
       'WebhookAttemptStarted',
       'WebhookAttemptSucceeded',
     ]);
+  });
+});
+
+describe('what an attempt waits for', () => {
+  it("when a scheduled attempt is made, then its claim and outcome are 'ordered'; a redelivery's outcome, which its caller is answered with, waits for the disk", async () => {
+    const asked: Array<[string, AppendOptions['durability']]> = [];
+    const recording = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop !== 'append') return Reflect.get(target, prop, receiver) as unknown;
+        return (stream: string, list: NewEvent[], options: AppendOptions) => {
+          for (const e of list) asked.push([e.type, options.durability ?? 'durable']);
+          return target.append(stream, list, options);
+        };
+      },
+    });
+    const id = await scheduleOne();
+    const attemptDeps = { ...deps('replica-a'), log: new DeliveryLog(recording) };
+    expect((await attemptDelivery(attemptDeps, id, 'schedule'))!.status).toBe('succeeded');
+    expect(asked).toEqual([
+      ['WebhookAttemptStarted', 'ordered'],
+      ['WebhookAttemptSucceeded', 'ordered'],
+    ]);
+    asked.length = 0;
+    await attemptDelivery(attemptDeps, id, 'redelivery');
+    expect(asked).toEqual([
+      ['WebhookRedeliveryRequested', 'ordered'],
+      ['WebhookAttemptStarted', 'ordered'],
+      ['WebhookAttemptSucceeded', 'durable'],
+    ]);
+    expect(received).toEqual(['evt_1', 'evt_1']);
   });
 });
 

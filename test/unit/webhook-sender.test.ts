@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, sendWebhook } from '../../src/webhooks/sender.js';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  ReceiverConnections,
+  sendWebhook,
+} from '../../src/webhooks/sender.js';
 
 type Seen = {
   path: string;
@@ -250,5 +255,68 @@ describe.skipIf(!opensslAvailable())('sendWebhook over https (pinned address, SN
   it('when the certificate is for another name, then the reason does not repeat the names it carries', async () => {
     const result = await tls({ ca: cert, url: `https://other.example.test:${tlsPort}/ok` });
     expect(result).toMatchObject({ ok: false, error: 'TLS certificate not valid for host' });
+  });
+});
+
+describe('kept connections', () => {
+  it('when webhooks go to one receiver with kept connections, then they share a connection while the checked addresses are the same, a cut-off reply drops it, and close() ends them', async () => {
+    const sockets: Array<{ closed: boolean }> = [];
+    const keeping = createServer(handle);
+    keeping.on('connection', (socket) => {
+      const entry = { closed: false };
+      sockets.push(entry);
+      socket.on('close', () => (entry.closed = true));
+    });
+    const keptPort = await listen(keeping);
+    const connections = new ReceiverConnections();
+    const to = async (route: string, addresses = ['127.0.0.1']) => {
+      const result = await sendWebhook(
+        {
+          url: `http://hooks.invalid:${keptPort}${route}`,
+          addresses,
+          headers: { 'content-type': 'application/json' },
+          body: '{"id":"evt_kept"}',
+        },
+        connections,
+      );
+      // undici puts the connection back in its pool on the turn after the reply's end.
+      await new Promise((resolve) => setImmediate(resolve));
+      return result;
+    };
+
+    expect((await to('/ok')).ok).toBe(true);
+    expect((await to('/accepted')).ok).toBe(true);
+    expect(sockets).toHaveLength(1);
+
+    // The host resolved to another set of addresses: not the connection made for the first set.
+    expect((await to('/ok', ['127.0.0.1', '127.0.0.2'])).ok).toBe(true);
+    expect(sockets).toHaveLength(2);
+
+    // Read up to the cap, then dropped: the next attempt opens a connection that works.
+    expect((await to('/huge')).status).toBe(200);
+    expect((await to('/ok')).ok).toBe(true);
+    expect(sockets.length).toBeGreaterThanOrEqual(2);
+
+    await connections.close();
+    await until(() => sockets.every((s) => s.closed));
+  });
+
+  it('when sent without kept connections, then each webhook opens and closes a connection of its own', async () => {
+    let opened = 0;
+    const fresh = createServer(handle);
+    fresh.on('connection', () => opened++);
+    const freshPort = await listen(fresh);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (
+          await sendWebhook({
+            url: `http://hooks.invalid:${freshPort}/ok`,
+            addresses: ['127.0.0.1'],
+            headers: {},
+            body: '{}',
+          })
+        ).ok,
+      ).toBe(true);
+    expect(opened).toBe(2);
   });
 });
