@@ -4,7 +4,10 @@ import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import { Agent, request } from 'undici';
 
-/** Spec "Registration rules": success is any 2xx within 8 seconds, from the request (and its connection, when one is opened) to the end of the response. */
+/**
+ * Spec "Registration rules": success is any 2xx within 8 seconds, from the request (and its
+ * connection, when one is opened) to the end of the response.
+ */
 export const DEFAULT_TIMEOUT_MS = 8000;
 /** Enough to read any sensible reply; a receiver streaming more cannot hold an attempt open. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
