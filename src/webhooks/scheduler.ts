@@ -4,6 +4,7 @@ import type { Logger } from '../shared/logger.js';
 import type { AttemptTrigger } from '../domain/webhook/delivery-events.js';
 import { deliveryInProgress } from './attempt.js';
 import { dueAt, type DeliveryState } from '../domain/webhook/delivery-state.js';
+import { EndpointAgenda, type AgendaEntry } from './agenda.js';
 
 export interface SchedulerOptions {
   /** Attempts in flight at once, over all endpoints. */
@@ -16,16 +17,6 @@ export interface SchedulerOptions {
 
 type Attempt = (deliveryId: string, trigger: AttemptTrigger, requestId: string | null) => Promise<DeliveryState | null>;
 
-interface Entry {
-  id: string;
-  /** Deliveries of one order share a lane: their first attempts go out one after another, in order. */
-  lane: string;
-  rank: [number, number];
-  endpoint: string;
-  dueAt: number;
-  attempted: boolean;
-}
-
 const BACKOFF_AFTER_ERROR_MS = 60_000;
 
 /**
@@ -35,9 +26,9 @@ const BACKOFF_AFTER_ERROR_MS = 60_000;
  * timer that does the same in production.
  */
 export class DeliveryScheduler {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, AgendaEntry>();
   /** The same entries by endpoint: a pump looks only at endpoints with a free slot. */
-  private readonly byEndpoint = new Map<string, Map<string, Entry>>();
+  private readonly byEndpoint = new Map<string, EndpointAgenda>();
   private readonly inFlight = new Map<string, { done: Promise<void>; endpoint: string }>();
   private timer: NodeJS.Timeout | undefined;
   /** Shutting down: no scheduled attempt starts any more, not even after a start(). */
@@ -94,7 +85,7 @@ export class DeliveryScheduler {
     const due = dueAt(state, this.deps.senderGone);
     this.forget(state.id);
     if (due !== null) {
-      const entry: Entry = {
+      const entry: AgendaEntry = {
         id: state.id,
         lane: state.order_id ?? state.id,
         rank: [state.order_revision ?? 0, state.type_index],
@@ -103,9 +94,9 @@ export class DeliveryScheduler {
         attempted: state.attempt_count > 0,
       };
       this.entries.set(entry.id, entry);
-      const group = this.byEndpoint.get(entry.endpoint);
-      if (group) group.set(entry.id, entry);
-      else this.byEndpoint.set(entry.endpoint, new Map([[entry.id, entry]]));
+      let agenda = this.byEndpoint.get(entry.endpoint);
+      if (!agenda) this.byEndpoint.set(entry.endpoint, (agenda = new EndpointAgenda()));
+      agenda.add(entry);
     }
     if (this.timer) this.pump();
   }
@@ -114,9 +105,9 @@ export class DeliveryScheduler {
     const entry = this.entries.get(deliveryId);
     if (!entry) return;
     this.entries.delete(deliveryId);
-    const group = this.byEndpoint.get(entry.endpoint)!;
-    group.delete(deliveryId);
-    if (group.size === 0) this.byEndpoint.delete(entry.endpoint);
+    const agenda = this.byEndpoint.get(entry.endpoint)!;
+    agenda.remove(deliveryId);
+    if (agenda.size === 0) this.byEndpoint.delete(entry.endpoint);
   }
 
   /** Starts every attempt due now and waits until none is due or in flight. */
@@ -160,32 +151,32 @@ export class DeliveryScheduler {
   }
 
   /**
-   * Starts the due attempts there are slots for, earliest due first. Endpoints whose slots are all
-   * taken are not looked at, and the earliest is picked per free slot rather than all sorted: with a
-   * backlog for a busy endpoint a pump costs little, and one after an attempt ends one pass.
+   * Starts the due attempts there are slots for, earliest due first: per slot, the earliest
+   * candidate of each endpoint with a free slot (the top of its agenda's heap), so a pump costs
+   * O(endpoints + log n) per attempt started, whatever the backlog.
    */
   private pump(): void {
     if (this.draining || this.inFlight.size >= this.concurrency) return;
     const now = this.deps.clock.now().getTime();
     const busy = new Map<string, number>();
     for (const { endpoint } of this.inFlight.values()) busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
-    const free = (endpoint: string) => (busy.get(endpoint) ?? 0) < this.perEndpoint;
-    const due: Entry[] = [];
-    for (const [endpoint, group] of this.byEndpoint) {
-      if (!free(endpoint)) continue;
-      // A first attempt waits until the earlier events of its order (its lane, so one endpoint) have had theirs.
-      const heads = laneHeads(group);
-      for (const e of group.values())
-        if (e.dueAt <= now && !this.inFlight.has(e.id) && (e.attempted || heads.get(e.lane) === e)) due.push(e);
-    }
-    while (this.inFlight.size < this.concurrency) {
-      let next: Entry | undefined;
-      for (const e of due)
-        if ((!next || e.dueAt < next.dueAt) && free(e.endpoint) && !this.inFlight.has(e.id)) next = e;
-      if (!next) return;
-      const entry = next;
-      busy.set(entry.endpoint, (busy.get(entry.endpoint) ?? 0) + 1);
-      void this.run(entry.id, entry.endpoint, 'schedule', (s) => (s ? this.track(s) : this.forget(entry.id)));
+    const attempting = (id: string) => this.inFlight.has(id);
+    try {
+      while (this.inFlight.size < this.concurrency) {
+        let next: { entry: AgendaEntry; agenda: EndpointAgenda } | undefined;
+        for (const [endpoint, agenda] of this.byEndpoint) {
+          if ((busy.get(endpoint) ?? 0) >= this.perEndpoint) continue;
+          const entry = agenda.next(now, attempting);
+          if (entry && (!next || entry.dueAt < next.entry.dueAt)) next = { entry, agenda };
+        }
+        if (!next) return;
+        const { entry, agenda } = next;
+        agenda.take();
+        busy.set(entry.endpoint, (busy.get(entry.endpoint) ?? 0) + 1);
+        void this.run(entry.id, entry.endpoint, 'schedule', (s) => (s ? this.track(s) : this.forget(entry.id)));
+      }
+    } finally {
+      for (const agenda of this.byEndpoint.values()) agenda.unpark();
     }
   }
 
@@ -205,7 +196,8 @@ export class DeliveryScheduler {
           'webhook attempt could not be made or recorded; will try again',
         );
         const entry = this.entries.get(id);
-        if (entry) entry.dueAt = this.deps.clock.now().getTime() + BACKOFF_AFTER_ERROR_MS;
+        if (entry)
+          this.byEndpoint.get(entry.endpoint)!.reschedule(id, this.deps.clock.now().getTime() + BACKOFF_AFTER_ERROR_MS);
         if (trigger === 'redelivery') throw err;
       })
       .finally(() => {
@@ -219,16 +211,4 @@ export class DeliveryScheduler {
 
 function endpointOf(owner: { partner_id: string; environment: string }): string {
   return `${owner.partner_id}:${owner.environment}`;
-}
-
-/** Per lane, the earliest delivery still waiting for its first attempt. */
-function laneHeads(entries: Map<string, Entry>): Map<string, Entry> {
-  const heads = new Map<string, Entry>();
-  for (const e of entries.values()) {
-    if (e.attempted) continue;
-    const head = heads.get(e.lane);
-    if (!head || e.rank[0] < head.rank[0] || (e.rank[0] === head.rank[0] && e.rank[1] < head.rank[1]))
-      heads.set(e.lane, e);
-  }
-  return heads;
 }
