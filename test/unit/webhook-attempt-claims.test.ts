@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
-import type { AppendOptions, NewEvent } from '../../src/ports/event-store.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { attemptDelivery, type AttemptDeps } from '../../src/webhooks/attempt.js';
 import { deliveryStream, type DeliveryScheduledData } from '../../src/domain/webhook/delivery-events.js';
@@ -13,6 +12,7 @@ import { DeliveryLog, type LoadedDelivery } from '../../src/webhooks/delivery-lo
 import { ABANDONED_AFTER_MS } from '../../src/domain/webhook/delivery-state.js';
 import type { WebhookEndpoints } from '../../src/webhooks/endpoints.js';
 import { DeliveryScheduler } from '../../src/webhooks/scheduler.js';
+import { recordingAppends } from '../support/recording-store.js';
 
 // Several replicas make attempts of the same deliveries: each attempt is claimed in the delivery's
 // stream before it is sent, so it reaches the receiver once however many replicas try.
@@ -236,26 +236,18 @@ describe('webhook attempts claimed before they are sent', () => {
 
 describe('what an attempt waits for', () => {
   it("when a scheduled attempt is made, then its claim and outcome are 'ordered'; a redelivery's outcome, which its caller is answered with, waits for the disk", async () => {
-    const asked: Array<[string, AppendOptions['durability']]> = [];
-    const recording = new Proxy(store, {
-      get(target, prop, receiver) {
-        if (prop !== 'append') return Reflect.get(target, prop, receiver) as unknown;
-        return (stream: string, list: NewEvent[], options: AppendOptions) => {
-          for (const e of list) asked.push([e.type, options.durability ?? 'durable']);
-          return target.append(stream, list, options);
-        };
-      },
-    });
+    const { events: recording, appends } = recordingAppends(store);
+    const asked = () => appends.flatMap((a) => a.types.map((type) => [type, a.durability]));
     const id = await scheduleOne();
     const attemptDeps = { ...deps('replica-a'), log: new DeliveryLog(recording) };
     expect((await attemptDelivery(attemptDeps, id, 'schedule'))!.status).toBe('succeeded');
-    expect(asked).toEqual([
+    expect(asked()).toEqual([
       ['WebhookAttemptStarted', 'ordered'],
       ['WebhookAttemptSucceeded', 'ordered'],
     ]);
-    asked.length = 0;
+    appends.length = 0;
     await attemptDelivery(attemptDeps, id, 'redelivery');
-    expect(asked).toEqual([
+    expect(asked()).toEqual([
       ['WebhookRedeliveryRequested', 'ordered'],
       ['WebhookAttemptStarted', 'ordered'],
       ['WebhookAttemptSucceeded', 'durable'],

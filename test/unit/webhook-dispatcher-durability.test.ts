@@ -8,6 +8,7 @@ import { DeliveryLog } from '../../src/webhooks/delivery-log.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import type { WebhookEndpoints } from '../../src/webhooks/endpoints.js';
 import { placedData } from './order-fixtures.js';
+import { recordingAppends } from '../support/recording-store.js';
 
 let dir: string;
 let store: SqliteEventStore;
@@ -20,19 +21,11 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The store, noting the durability asked for by each append to a delivery stream. */
-function recording(events: EventStore): { events: EventStore; asked: Array<AppendOptions['durability']> } {
-  const asked: Array<AppendOptions['durability']> = [];
-  const proxy = new Proxy(events, {
-    get(target, prop, receiver) {
-      if (prop !== 'append') return Reflect.get(target, prop, receiver) as unknown;
-      return (stream: string, list: Parameters<EventStore['append']>[1], options: AppendOptions) => {
-        if (stream.startsWith('webhook-delivery-')) asked.push(options.durability ?? 'durable');
-        return target.append(stream, list, options);
-      };
-    },
-  });
-  return { events: proxy, asked };
+/** The store, and the durability asked for by each append to a delivery stream so far. */
+function recording(events: EventStore): { events: EventStore; asked: () => Array<AppendOptions['durability']> } {
+  const recorded = recordingAppends(events);
+  const asked = () => recorded.appends.filter((a) => a.stream.startsWith('webhook-delivery-')).map((a) => a.durability);
+  return { events: recorded.events, asked };
 }
 
 describe('webhook dispatcher: what it waits for', () => {
@@ -61,7 +54,7 @@ describe('webhook dispatcher: what it waits for', () => {
       clock: { now: () => new Date('2026-10-12T10:00:00Z') },
     });
     expect(await dispatcher.handle(event!)).toBe('ack');
-    expect(asked).toEqual(['ordered']);
+    expect(asked()).toEqual(['ordered']);
     expect(tracked).toHaveLength(1);
     await dispatcher.schedule(
       {
@@ -75,6 +68,6 @@ describe('webhook dispatcher: what it waits for', () => {
       },
       { causationId: null, correlationId: null, requestId: 'req_1' },
     );
-    expect(asked).toEqual(['ordered', 'durable']);
+    expect(asked()).toEqual(['ordered', 'durable']);
   });
 });
