@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { ev, eventually } from '../contract/event-store.contract.js';
+import { manualDeferral } from '../support/manual-deferral.js';
 
 let dir: string;
 beforeEach(() => {
@@ -11,36 +12,10 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Position writes, run when the test says (`due()`); `scheduled` counts the writes asked for. */
-function manualPositionWrites() {
-  const waiting = new Set<() => void>();
-  let scheduled = 0;
-  return {
-    deferral: {
-      delayMs: 100,
-      schedule(run: () => void) {
-        scheduled++;
-        const once = () => {
-          waiting.delete(once);
-          run();
-        };
-        waiting.add(once);
-        return () => waiting.delete(once);
-      },
-    },
-    get scheduled() {
-      return scheduled;
-    },
-    due() {
-      for (const run of [...waiting]) run();
-    },
-  };
-}
-
 describe('SQLite consumer group positions', () => {
   it('writes the settled position once per delay, not once per event, and at stop', async () => {
     const file = join(dir, 'events.db');
-    const writes = manualPositionWrites();
+    const writes = manualDeferral(100);
     const store = new SqliteEventStore({ file, positionWrites: writes.deferral });
     // Another connection to the same file sees only what was written.
     const other = new SqliteEventStore({ file });
@@ -62,7 +37,7 @@ describe('SQLite consumer group positions', () => {
       // Given three events settled one page at a time, when the delay has not passed,
       expect(seen).toEqual(['A', 'B', 'C']);
       // then one write waits for it, and none has been made yet;
-      expect(writes.scheduled).toBe(1);
+      expect(writes.asked).toBe(1);
       expect(await written()).toBe(0n);
       // when it passes, the newest settled position is written.
       writes.due();
@@ -95,7 +70,7 @@ describe('SQLite consumer group positions', () => {
 describe('SQLite consumer group positions, several in flight', () => {
   it('writes a window only once all of it is settled, a parked event at once', async () => {
     const file = join(dir, 'events.db');
-    const writes = manualPositionWrites();
+    const writes = manualDeferral(100);
     const store = new SqliteEventStore({ file, positionWrites: writes.deferral });
     const other = new SqliteEventStore({ file });
     const release: Array<() => void> = [];

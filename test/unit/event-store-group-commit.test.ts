@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GroupCommit, type Durability } from '../../src/adapters/sqlite/event-store-group-commit.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { WrongExpectedRevisionError } from '../../src/ports/event-store.js';
+import { manualDeferral } from '../support/manual-deferral.js';
 
 let dir: string;
 beforeEach(() => {
@@ -76,34 +77,13 @@ describe('GroupCommit', () => {
       return d;
     }
     const tick = () => new Promise((r) => setImmediate(r));
-    /** The deferred sync of 'ordered'-only commits, run when the test says (`due()`). */
-    function manualDeferral() {
-      let waiting: (() => void) | undefined;
-      return {
-        deferral: {
-          delayMs: 10,
-          schedule(run: () => void) {
-            waiting = run;
-            return () => (waiting = undefined);
-          },
-        },
-        get scheduled() {
-          return waiting !== undefined;
-        },
-        due() {
-          const run = waiting;
-          waiting = undefined;
-          run?.();
-        },
-      };
-    }
     /** A table `t`, its insert, a manual sync and a group commit over them. */
     function durableGroup(onCommit: () => void = () => undefined) {
       const db = new Database(join(dir, 'g.db'));
       db.exec('CREATE TABLE t (v TEXT)');
       const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
       const durability = manualSync(db);
-      const timer = manualDeferral();
+      const timer = manualDeferral(10); // the deferred sync of 'ordered'-only commits
       return { db, insert, durability, timer, group: new GroupCommit(db, onCommit, durability, timer.deferral) };
     }
 
@@ -163,14 +143,14 @@ describe('GroupCommit', () => {
       await claim;
       expect(claimAnswered).toBe(true);
       expect(durability.calls).toBe(0); // no fsync of its own yet
-      expect(timer.scheduled).toBe(true); // only a deferred one
+      expect(timer.waiting).toBe(1); // only a deferred one
       expect(group.visibleHead()).toBe(0n); // and log readers wait for one
       // The write that depends on it is acknowledged only after an fsync that covers both.
       let orderAnswered = false;
       const order = group.write(() => insert.run('order')).then(() => (orderAnswered = true));
       await tick();
       expect(durability.calls).toBe(1);
-      expect(timer.scheduled).toBe(false); // that fsync covers the claim: the deferred one is dropped
+      expect(timer.waiting).toBe(0); // that fsync covers the claim: the deferred one is dropped
       expect(orderAnswered).toBe(false);
       durability.release();
       await order;
@@ -188,7 +168,7 @@ describe('GroupCommit', () => {
       durability.release();
       await tick();
       expect(group.visibleHead()).toBeNull();
-      expect(timer.scheduled).toBe(false);
+      expect(timer.waiting).toBe(0);
       db.close();
     });
 
@@ -237,7 +217,7 @@ describe('GroupCommit', () => {
       await group.write(() => insert.run('claim'), true);
       const drained = group.drain();
       expect(durability.calls).toBe(1);
-      expect(timer.scheduled).toBe(false);
+      expect(timer.waiting).toBe(0);
       durability.release();
       await drained;
       expect(group.visibleHead()).toBeNull();
