@@ -187,14 +187,24 @@ export class DeliveryScheduler {
     done: (s: DeliveryState | null) => void,
     requestId: string | null = null,
   ): Promise<void> {
-    const running = this.deps
-      .attempt(id, trigger, requestId)
+    // In flight before the attempt begins: a pump it causes at once (through track) counts it.
+    const flight = { done: Promise.resolve(), endpoint };
+    this.inFlight.set(id, flight);
+    let attempt: Promise<DeliveryState | null>;
+    try {
+      attempt = this.deps.attempt(id, trigger, requestId);
+    } catch (err) {
+      attempt = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    const running = attempt
       .then(done, (err: unknown) => {
-        if (isApiError(err)) throw err; // a redelivery refused (in progress): the caller's answer, not a fault
+        // A redelivery refused (in progress) is the caller's answer, not a fault.
+        if (trigger === 'redelivery' && isApiError(err)) throw err;
         this.deps.logger?.error(
           { err, delivery_id: id },
           'webhook attempt could not be made or recorded; will try again',
         );
+        // Taken off its endpoint's agenda when started: it goes back, due later.
         const entry = this.entries.get(id);
         if (entry)
           this.byEndpoint.get(entry.endpoint)!.reschedule(id, this.deps.clock.now().getTime() + BACKOFF_AFTER_ERROR_MS);
@@ -204,7 +214,7 @@ export class DeliveryScheduler {
         this.inFlight.delete(id);
         if (this.timer) this.pump();
       });
-    this.inFlight.set(id, { done: running.catch(() => undefined), endpoint });
+    flight.done = running.catch(() => undefined);
     return running;
   }
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryState, DeliveryStatus } from '../../src/domain/webhook/delivery-state.js';
 import { ManualClock } from '../../src/shared/clock.js';
+import { deliveryInProgress } from '../../src/webhooks/attempt.js';
 import { DeliveryScheduler } from '../../src/webhooks/scheduler.js';
 
 // The scheduler's agenda against a plain model of its rules, over random runs: deliveries tracked
@@ -17,7 +18,15 @@ const CONCURRENCY = 4;
 
 function delivery(
   id: string,
-  d: { endpoint: number; order: number; revision: number; at: number; attempts: number; status?: DeliveryStatus },
+  d: {
+    endpoint: number;
+    order: number;
+    revision: number;
+    typeIndex?: number;
+    at: number;
+    attempts: number;
+    status?: DeliveryStatus;
+  },
 ): DeliveryState {
   const at = new Date(d.at).toISOString();
   return {
@@ -28,7 +37,7 @@ function delivery(
     event_type: 'order.status_changed',
     order_id: `ord_${d.endpoint}_${d.order}`,
     order_revision: d.revision,
-    type_index: 0,
+    type_index: d.typeIndex ?? 0,
     url: 'https://example.com/hook',
     status: d.status ?? (d.attempts > 0 ? 'retrying' : 'pending'),
     attempt_count: d.attempts,
@@ -45,50 +54,79 @@ function delivery(
 
 type Step =
   | { kind: 'track'; endpoint: number; order: number; revision: number; inMs: number; attempts: number }
+  | { kind: 'retrack'; pick: number; inMs: number }
+  | { kind: 'redeliver'; pick: number }
   | { kind: 'advance'; ms: number }
-  | { kind: 'finish'; pick: number; outcome: 'delivered' | 'again' | 'error'; inMs: number };
+  | { kind: 'finish'; pick: number; outcome: 'delivered' | 'again' | 'gone' | 'error' | 'refused'; inMs: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({
-    kind: fc.constant('track' as const),
-    endpoint: fc.integer({ min: 0, max: 2 }),
-    order: fc.integer({ min: 0, max: 3 }),
-    revision: fc.integer({ min: 1, max: 6 }),
-    inMs: fc.integer({ min: -2_000, max: 5_000 }),
-    attempts: fc.constantFrom(0, 0, 0, 1, 3),
-  }),
-  fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 70_000 }) }),
-  fc.record({
-    kind: fc.constant('finish' as const),
-    pick: fc.nat(),
-    outcome: fc.constantFrom('delivered' as const, 'again' as const, 'error' as const),
-    inMs: fc.integer({ min: 0, max: 10_000 }),
-  }),
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('track' as const),
+      endpoint: fc.integer({ min: 0, max: 2 }),
+      order: fc.integer({ min: 0, max: 3 }),
+      revision: fc.integer({ min: 1, max: 3 }),
+      inMs: fc.integer({ min: -2_000, max: 5_000 }),
+      attempts: fc.constantFrom(0, 0, 0, 1, 3),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('retrack' as const),
+      pick: fc.nat(),
+      inMs: fc.integer({ min: -1_000, max: 3_000 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('redeliver' as const), pick: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 70_000 }) }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('finish' as const),
+      pick: fc.nat(),
+      outcome: fc.constantFrom(
+        'delivered' as const,
+        'again' as const,
+        'gone' as const,
+        'error' as const,
+        'refused' as const,
+      ),
+      inMs: fc.integer({ min: 0, max: 10_000 }),
+    }),
+  },
 );
 
+const rankBefore = (a: DeliveryState, b: DeliveryState) =>
+  a.order_revision! < b.order_revision! || (a.order_revision === b.order_revision && a.type_index < b.type_index);
+
 describe('DeliveryScheduler agenda', () => {
-  it('given random tracks, outcomes and time, then every start keeps the limits, lane order and earliest due first, and nothing due waits for no reason', async () => {
+  it('given random tracks, redeliveries, outcomes and time, then every start keeps the limits, lane order and earliest due first, none starts twice, and nothing due waits for no reason', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 60 }), async (steps) => {
+      fc.asyncProperty(fc.array(step, { minLength: 20, maxLength: 80 }), async (steps) => {
         const clock = new ManualClock(new Date(START).toISOString());
         /** The model: what each delivery was last tracked as, and the attempts in flight. */
         const tracked = new Map<string, DeliveryState>();
         const retryAt = new Map<string, number>(); // after an attempt that could not be made
-        const inFlight = new Map<string, { resolve: (s: DeliveryState | null) => void; reject: (e: Error) => void }>();
+        const inFlight = new Map<
+          string,
+          { trigger: string; resolve: (s: DeliveryState | null) => void; reject: (e: Error) => void }
+        >();
+        const violations: string[] = [];
         const endpointOf = (s: DeliveryState) => s.partner_id;
         const dueOf = (s: DeliveryState) => retryAt.get(s.id) ?? Date.parse(s.next_attempt_at!);
-        const waiting = () => [...tracked.values()].filter((s) => s.next_attempt_at !== null && !inFlight.has(s.id));
+        const onAgenda = () => [...tracked.values()].filter((s) => s.next_attempt_at !== null);
+        const waiting = () => onAgenda().filter((s) => !inFlight.has(s.id));
         const busy = (endpoint: string) =>
           [...inFlight.keys()].filter((id) => endpointOf(tracked.get(id)!) === endpoint);
         const laneFree = (s: DeliveryState) =>
           s.attempt_count > 0 ||
-          ![...tracked.values()].some(
-            (o) =>
-              o.id !== s.id &&
-              o.next_attempt_at !== null &&
-              o.order_id === s.order_id &&
-              o.attempt_count === 0 &&
-              o.order_revision! < s.order_revision!,
+          !onAgenda().some(
+            (o) => o.id !== s.id && o.order_id === s.order_id && o.attempt_count === 0 && rankBefore(o, s),
           );
         const mayGo = (s: DeliveryState, now: number) =>
           dueOf(s) <= now && busy(endpointOf(s)).length < PER_ENDPOINT && laneFree(s);
@@ -96,60 +134,88 @@ describe('DeliveryScheduler agenda', () => {
         const scheduler = new DeliveryScheduler(
           {
             clock,
-            attempt: (id) => {
+            attempt: (id, trigger) => {
               const s = tracked.get(id)!;
               const now = clock.now().getTime();
-              expect(dueOf(s)).toBeLessThanOrEqual(now);
-              expect(inFlight.size).toBeLessThan(CONCURRENCY);
-              expect(busy(endpointOf(s)).length).toBeLessThan(PER_ENDPOINT);
-              expect(laneFree(s)).toBe(true);
-              for (const other of waiting()) if (mayGo(other, now)) expect(dueOf(s)).toBeLessThanOrEqual(dueOf(other));
-              return new Promise((resolve, reject) => inFlight.set(id, { resolve, reject }));
+              const check = (ok: boolean, what: string) => ok || violations.push(`${id} (${trigger}): ${what}`);
+              check(!inFlight.has(id), 'started while in flight');
+              check(busy(endpointOf(s)).length < PER_ENDPOINT, "over the endpoint's limit");
+              // A redelivery waits only for a slot of its endpoint (the API's caller is waiting).
+              if (trigger === 'schedule') {
+                check(inFlight.size < CONCURRENCY, 'over the overall limit');
+                check(dueOf(s) <= now, 'not due');
+                check(laneFree(s), 'ahead of an earlier delivery of its order');
+                for (const other of waiting())
+                  if (mayGo(other, now)) check(dueOf(s) <= dueOf(other), `started before ${other.id}, due earlier`);
+              }
+              return new Promise((resolve, reject) => inFlight.set(id, { trigger, resolve, reject }));
             },
           },
           { concurrency: CONCURRENCY, perEndpoint: PER_ENDPOINT, pollMs: 3_600_000 },
         );
         scheduler.start();
         let n = 0;
+        const pick = <T>(list: T[], k: number) => (list.length === 0 ? undefined : list[k % list.length]);
         for (const s of steps) {
           const now = clock.now().getTime();
           if (s.kind === 'track') {
-            // Revisions unique per order, in any order of arrival.
-            const state = delivery(`d${n}`, { ...s, revision: s.revision * 1000 + n++, at: now + s.inMs });
+            // Ranks unique per order (the type index is the step's number), in any order of arrival.
+            const state = delivery(`d${n}`, { ...s, typeIndex: n++, at: now + s.inMs });
             tracked.set(state.id, state);
             scheduler.track(state);
+          } else if (s.kind === 'retrack') {
+            // The same delivery tracked again (the rescan, a command), in flight or not.
+            const before = pick(onAgenda(), s.pick);
+            if (!before) continue;
+            const again = { ...before, next_attempt_at: new Date(now + s.inMs).toISOString() };
+            retryAt.delete(again.id);
+            tracked.set(again.id, again);
+            scheduler.track(again);
+          } else if (s.kind === 'redeliver') {
+            const target = pick(waiting(), s.pick);
+            if (!target) continue;
+            void scheduler.attemptNow(target.id, target).catch(() => undefined);
           } else if (s.kind === 'advance') {
             clock.advance(s.ms);
             void scheduler.runDue(); // a pump now, as the production timer's next tick (its wait for those in flight is not awaited)
           } else {
-            const ids = [...inFlight.keys()];
-            if (ids.length === 0) continue;
-            const id = ids[s.pick % ids.length]!;
-            const { resolve, reject } = inFlight.get(id)!;
+            const id = pick([...inFlight.keys()], s.pick);
+            if (!id) continue;
+            const { trigger, resolve, reject } = inFlight.get(id)!;
             inFlight.delete(id);
             const before = tracked.get(id)!;
-            const attempts = before.attempt_count + 1;
-            retryAt.delete(id);
-            if (s.outcome === 'error') {
-              retryAt.set(id, now + 60_000);
-              reject(new Error('store unavailable'));
+            if (s.outcome === 'error' || s.outcome === 'refused') {
+              // The scheduler puts it back a minute later (a redelivery's caller also hears of it);
+              // a redelivery refused by the API is only its caller's answer.
+              const refusedRedelivery = s.outcome === 'refused' && trigger === 'redelivery';
+              if (before.next_attempt_at !== null && !refusedRedelivery) retryAt.set(id, now + 60_000);
+              reject(s.outcome === 'refused' ? deliveryInProgress(id) : new Error('store unavailable'));
+            } else if (s.outcome === 'gone') {
+              if (trigger === 'schedule') tracked.delete(id); // forgotten
+              resolve(null);
             } else {
               const after = delivery(id, {
                 endpoint: ENDPOINTS.indexOf(before.partner_id),
                 order: Number(before.order_id!.split('_')[2]),
                 revision: before.order_revision!,
+                typeIndex: before.type_index,
                 at: now + s.inMs,
-                attempts,
+                attempts: before.attempt_count + 1,
                 ...(s.outcome === 'delivered' ? { status: 'succeeded' as const } : {}),
               });
-              tracked.set(id, after);
+              // A scheduled attempt's outcome is tracked; a redelivery's goes to its caller only.
+              if (trigger === 'schedule') {
+                retryAt.delete(id);
+                tracked.set(id, after);
+              }
               resolve(after);
             }
           }
           for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+          expect(violations).toEqual([]);
           const at = clock.now().getTime();
-          if (inFlight.size < CONCURRENCY) for (const w of waiting()) expect(mayGo(w, at)).toBe(false);
-          expect(scheduler.pending()).toBe([...tracked.values()].filter((t) => t.next_attempt_at !== null).length);
+          if (inFlight.size < CONCURRENCY) for (const w of waiting()) expect(mayGo(w, at), w.id).toBe(false);
+          expect(scheduler.pending()).toBe(onAgenda().length);
         }
         for (const { resolve } of inFlight.values()) resolve(null);
         await scheduler.stop();
