@@ -4,6 +4,7 @@ import type { DeliveryState, DeliveryStatus } from '../../src/domain/webhook/del
 import { ManualClock } from '../../src/shared/clock.js';
 import { deliveryInProgress } from '../../src/webhooks/attempt.js';
 import { DeliveryScheduler } from '../../src/webhooks/scheduler.js';
+import { deliveryState } from '../support/delivery-state.js';
 
 // The scheduler's agenda against a plain model of its rules, over random runs: deliveries tracked
 // for three endpoints, attempts ending delivered, due again, or failing to be made, and time moving.
@@ -28,28 +29,19 @@ function delivery(
     status?: DeliveryStatus;
   },
 ): DeliveryState {
-  const at = new Date(d.at).toISOString();
-  return {
-    id,
+  const attempted = d.attempts > 0;
+  return deliveryState(id, new Date(d.at).toISOString(), {
     partner_id: ENDPOINTS[d.endpoint]!,
     environment: 'live',
-    event_id: `evt_${id}`,
     event_type: 'order.status_changed',
     order_id: `ord_${d.endpoint}_${d.order}`,
     order_revision: d.revision,
     type_index: d.typeIndex ?? 0,
-    url: 'https://example.com/hook',
-    status: d.status ?? (d.attempts > 0 ? 'retrying' : 'pending'),
+    status: d.status ?? (attempted ? 'retrying' : 'pending'),
     attempt_count: d.attempts,
     scheduled_attempts: d.attempts,
-    next_attempt_at: d.status === 'succeeded' ? null : at,
-    redelivery_requested_at: null,
-    created_at: at,
-    updated_at: at,
-    attempts: [],
-    sending: null,
-    abandoned_claims: 0,
-  };
+    ...(d.status === 'succeeded' ? { next_attempt_at: null } : {}),
+  });
 }
 
 type Step =

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeliveryState } from '../../src/domain/webhook/delivery-state.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { DeliveryScheduler } from '../../src/webhooks/scheduler.js';
+import { deliveryState } from '../support/delivery-state.js';
 
 // Shutting down: the scheduler starts no new attempt once draining (one started then could outlast
 // the shutdown's deadline and go unrecorded), and stop waits for the ones already in flight.
@@ -9,28 +10,7 @@ import { DeliveryScheduler } from '../../src/webhooks/scheduler.js';
 const clock = new ManualClock('2026-11-21T12:00:00Z');
 
 function due(id: string): DeliveryState {
-  const at = clock.now().toISOString();
-  return {
-    id,
-    partner_id: 'ptn_1',
-    environment: 'sandbox',
-    event_id: `evt_${id}`,
-    event_type: 'order.created',
-    order_id: `ord_${id}`,
-    order_revision: 1,
-    type_index: 0,
-    url: 'https://example.com/hook',
-    status: 'pending',
-    attempt_count: 0,
-    scheduled_attempts: 0,
-    next_attempt_at: at,
-    redelivery_requested_at: null,
-    created_at: at,
-    updated_at: at,
-    attempts: [],
-    sending: null,
-    abandoned_claims: 0,
-  };
+  return deliveryState(id, clock.now().toISOString());
 }
 
 describe('DeliveryScheduler.drain', () => {
