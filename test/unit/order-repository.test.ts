@@ -6,8 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import type { EventStore, ReadStreamOptions } from '../../src/ports/event-store.js';
 import { OrderRepository, type LoadedOrder } from '../../src/application/orders/order-repository.js';
-import { orderStream, type OrderEvent } from '../../src/domain/order/events.js';
+import { ORDER_STREAM_PREFIX, orderIdOf, orderStream, type OrderEvent } from '../../src/domain/order/events.js';
 import { ev, TOTAL } from './order-fixtures.js';
+import { eventually } from '../contract/event-store.contract.js';
 
 /** A delivered cash order refunded in two parts: 9 events through most of the machine. */
 const LIFE: OrderEvent[] = [
@@ -226,5 +227,35 @@ describe('OrderRepository: folded orders kept between loads', () => {
     expect(again.events).toHaveLength(0);
     expect(again.state.order?.status).toBe('placed');
     expect((await here.readStream(orderStream(taken))).map((e) => e.type)).toEqual(['OrderPlaced']);
+  });
+
+  it('when a consumer of the same store reacts to an order a command has just placed, then it reads only the tail', async () => {
+    const { store, reads } = countingStore(here);
+    const repo = new OrderRepository(store);
+    const group = here.consumerGroup({ group: 'reacts', filter: { streamPrefixes: [ORDER_STREAM_PREFIX] } });
+    const seen: LoadedOrder[] = [];
+    await group.start(async (e) => {
+      seen.push(await repo.load(orderIdOf(e.streamId)!));
+      return 'ack';
+    });
+    // The group has read to the head and waits for the next append.
+    const skipped = await here.append('unrelated-1', [{ type: 'Noted', data: {}, metadata: {} }], {
+      expectedRevision: 'no_stream',
+    });
+    await eventually(async () => (await group.position()) === skipped.position);
+
+    const id = newOrderId();
+    await repo.handle(
+      id,
+      { actor: 'partner' },
+      () => LIFE[0]!.data.at,
+      () => [LIFE[0]!],
+      { newStream: true },
+    );
+    await eventually(() => seen.length === 1);
+    await group.stop();
+    // The commit woke the group only after the command had kept its fold.
+    expect(reads).toEqual({ full: 0, tail: 1 });
+    expect(seen[0]!.state.order?.status).toBe('placed');
   });
 });

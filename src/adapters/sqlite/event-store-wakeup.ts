@@ -3,10 +3,17 @@
  * otherwise lets them sleep for a poll interval so appends by other processes are seen too.
  * The version counter closes the gap between "read a page" and "start waiting": a wait that
  * starts after an append the loop has not read yet returns at once.
+ *
+ * The loops wake on the next turn of the event loop, not in the commit's own microtasks: the
+ * writers' callers go first. A request that placed an order answers before the projections and
+ * consumers its commit wakes do their work, and a command keeps the order it folded (the order
+ * repository's cache) before auto-accept reads it; woken at once, auto-accept read and folded
+ * every new order's stream again, because the placing request's chain of awaits had not ended.
  */
 export class Wakeup {
   private version = 0;
   private readonly waiters = new Set<() => void>();
+  private waking = false;
 
   get current(): number {
     return this.version;
@@ -14,9 +21,14 @@ export class Wakeup {
 
   notify(): void {
     this.version++;
-    const waiters = [...this.waiters];
-    this.waiters.clear();
-    for (const wake of waiters) wake();
+    if (this.waking || this.waiters.size === 0) return;
+    this.waking = true;
+    setImmediate(() => {
+      this.waking = false;
+      const waiters = [...this.waiters];
+      this.waiters.clear();
+      for (const wake of waiters) wake();
+    });
   }
 
   /** Resolves on the next notify, after `ms`, or at once if a notify happened since `seen`. */
