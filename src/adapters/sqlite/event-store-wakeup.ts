@@ -1,5 +1,5 @@
 /**
- * Wakes tailing loops (subscriptions, consumer groups) as soon as this process appends, and
+ * Wakes tailing loops (subscriptions, consumer groups) soon after this process appends, and
  * otherwise lets them sleep for a poll interval so appends by other processes are seen too.
  * The version counter closes the gap between "read a page" and "start waiting": a wait that
  * starts after an append the loop has not read yet returns at once.
@@ -7,8 +7,7 @@
  * The loops wake on the next turn of the event loop, not in the commit's own microtasks: the
  * writers' callers go first. A request that placed an order answers before the projections and
  * consumers its commit wakes do their work, and a command keeps the order it folded (the order
- * repository's cache) before auto-accept reads it; woken at once, auto-accept read and folded
- * every new order's stream again, because the placing request's chain of awaits had not ended.
+ * repository's cache) before auto-accept loads it, which then reads only the stream's tail.
  */
 export class Wakeup {
   private version = 0;
