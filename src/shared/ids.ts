@@ -67,6 +67,22 @@ export function newId(prefix: string, bytes = 16): string {
   return `${prefix}_${randomToken(bytes)}`;
 }
 
+/**
+ * `prefix_` + 16 bytes as `newId` writes them: the time in milliseconds (6 bytes, big-endian), then
+ * 10 random bytes (80 bits). Ids made close together share their first characters, so the log's
+ * stream index and its streams table take a batch of new streams in one leaf page instead of one
+ * random page each: a quarter to a third fewer bytes written per order at 500 orders/s
+ * (docs/performance.md). A time outside 1970 to year 10889 (a test clock) is clamped to it: the
+ * random bytes keep ids apart either way.
+ */
+export function newTimeOrderedId(prefix: string, atMs: number): string {
+  const bytes = Buffer.allocUnsafe(16);
+  bytes.writeUIntBE(Math.min(Math.max(Math.trunc(atMs) || 0, 0), 2 ** 48 - 1), 0, 6);
+  const at = takeFromPool(10);
+  pool.copy(bytes, 6, at, at + 10);
+  return `${prefix}_${base62(bytes)}`;
+}
+
 /** One-shot crypto.hash: a quarter of the cost of createHash().update().digest() for short inputs. */
 export function sha256Hex(text: string | Buffer): string {
   return hash('sha256', text, 'hex');

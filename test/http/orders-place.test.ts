@@ -3,6 +3,8 @@ import { bearer, startTestService, type TestPartner, type TestService } from '..
 import { ADDRESS, newKey, orderBody, placeOrder, REEM } from '../support/orders.js';
 import { settledHead } from '../support/webhook-events.js';
 
+const BASE62 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
 let t: TestService;
 let p: TestPartner;
 
@@ -54,6 +56,15 @@ describe('POST /v1/orders: placing', () => {
     expect(res.status).toBe(201);
     expect(res.body.data.id).toMatch(/^ord_/);
     expect(res.body.data.environment).toBe('live');
+  });
+
+  it('when two orders are placed at one instant, then their ids differ and begin with that instant', async () => {
+    const [a, b] = [await placeOrder(t.http, p.live), await placeOrder(t.http, p.live)];
+    expect(a.body.data.id).not.toBe(b.body.data.id);
+    // 22 base62 digits of 16 bytes, the first 6 the placement's millisecond (docs/orders.md).
+    const millisecond = (id: string) =>
+      [...id.slice(4)].reduce((n, c) => n * 62n + BigInt(BASE62.indexOf(c)), 0n) >> 80n;
+    expect([a, b].map((r) => millisecond(r.body.data.id))).toEqual([a, b].map(() => BigInt(t.clock.now().getTime())));
   });
 
   it('when a promo code takes more off than the automatic offer, then it replaces the offer', async () => {

@@ -8,7 +8,7 @@ import { awaitsPayment, decide, type NewOrder, type OrderCommand } from '../../d
 import type { OrderState, OrderView } from '../../domain/order/state.js';
 import { priceOrder, type OrderLineRequest } from '../../domain/order/pricing.js';
 import type { Point } from '../../domain/catalog/model.js';
-import { newId, randomToken } from '../../shared/ids.js';
+import { newTimeOrderedId, randomToken } from '../../shared/ids.js';
 import { OrderRepository } from './order-repository.js';
 import { assertSameRequest, IdempotencyKeys, idempotencyStream, requestHash } from './idempotency.js';
 import type { CommandContext } from './context.js';
@@ -100,7 +100,8 @@ export class OrderService {
       if (existing.state.order) return { order: existing.state.order, created: false };
     }
     const at = this.now();
-    const order = this.buildOrder(ctx, claim?.order_id ?? newOrderId(ctx.environment), input, new Date(at));
+    const placedAt = new Date(at);
+    const order = this.buildOrder(ctx, claim?.order_id ?? newOrderId(ctx.environment, placedAt), input, placedAt);
     // An id this request made up and claimed has no stream yet; one found in a claim may have.
     let newStream = false;
     if (!claim) {
@@ -273,8 +274,8 @@ function notPayable(order: OrderView): ApiError {
   return new ApiError('invalid_transition', `The order is ${order.status}; it can no longer be paid.`);
 }
 
-function newOrderId(environment: 'live' | 'sandbox'): string {
-  return newId(environment === 'sandbox' ? 'sbx' : 'ord');
+function newOrderId(environment: 'live' | 'sandbox', at: Date): string {
+  return newTimeOrderedId(environment === 'sandbox' ? 'sbx' : 'ord', at.getTime());
 }
 
 /** Seven characters without look-alikes (no 0/O, 1/I), e.g. `K7P-4QX`: short enough to read out. */
