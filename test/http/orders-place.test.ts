@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { ADDRESS, newKey, orderBody, placeOrder, REEM } from '../support/orders.js';
 import { settledHead } from '../support/webhook-events.js';
-
-const BASE62 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+import { base62Value } from '../support/base62.js';
 
 let t: TestService;
 let p: TestPartner;
@@ -62,8 +61,7 @@ describe('POST /v1/orders: placing', () => {
     const [a, b] = [await placeOrder(t.http, p.live), await placeOrder(t.http, p.live)];
     expect(a.body.data.id).not.toBe(b.body.data.id);
     // 22 base62 digits of 16 bytes, the first 6 the placement's millisecond (docs/orders.md).
-    const millisecond = (id: string) =>
-      [...id.slice(4)].reduce((n, c) => n * 62n + BigInt(BASE62.indexOf(c)), 0n) >> 80n;
+    const millisecond = (id: string) => base62Value(id.slice(4)) >> 80n;
     expect([a, b].map((r) => millisecond(r.body.data.id))).toEqual([a, b].map(() => BigInt(t.clock.now().getTime())));
   });
 

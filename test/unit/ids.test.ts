@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { base62, newId, newTimeOrderedId, randomToken } from '../../src/shared/ids.js';
-
-const DIGITS = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+import { BASE62_DIGITS, base62Value } from '../support/base62.js';
 
 describe('random ids', () => {
   it('have a fixed length per size and are base62', () => {
@@ -23,7 +22,6 @@ describe('random ids', () => {
 
 describe('time-ordered ids', () => {
   const at = Date.parse('2026-11-25T15:00:00.000Z');
-  const number = (digits: string): bigint => [...digits].reduce((n, c) => n * 62n + BigInt(DIGITS.indexOf(c)), 0n);
 
   it('look like random ids of 16 bytes: the same prefix, length and alphabet', () => {
     expect(newTimeOrderedId('ord', at)).toMatch(/^ord_[0-9A-Za-z]{22}$/);
@@ -31,7 +29,7 @@ describe('time-ordered ids', () => {
   });
 
   it('given a time, then the id is that millisecond in 6 bytes followed by 10 random bytes', () => {
-    const ids = Array.from({ length: 20_000 }, () => number(newTimeOrderedId('sbx', at).slice(4)));
+    const ids = Array.from({ length: 20_000 }, () => base62Value(newTimeOrderedId('sbx', at).slice(4)));
     expect(new Set(ids).size).toBe(ids.length);
     for (const n of ids) expect(n >> 80n).toBe(BigInt(at));
     // The 80 random bits are all used: some ids have the highest one set, some the lowest.
@@ -40,7 +38,7 @@ describe('time-ordered ids', () => {
   });
 
   it('given a time no 6 bytes hold (a test clock before 1970, or not a number), then it is clamped', () => {
-    const time = (t: number) => number(newTimeOrderedId('ord', t).slice(4)) >> 80n;
+    const time = (t: number) => base62Value(newTimeOrderedId('ord', t).slice(4)) >> 80n;
     expect([-1, Number.NaN, 1.9, 2 ** 48].map(time)).toEqual([0n, 0n, 1n, 2n ** 48n - 1n]);
   });
 });
@@ -50,7 +48,7 @@ describe('base62', () => {
     let n = BigInt('0x0' + Buffer.from(bytes).toString('hex'));
     let out = '';
     while (n > 0n) {
-      out = DIGITS[Number(n % 62n)] + out;
+      out = BASE62_DIGITS[Number(n % 62n)] + out;
       n /= 62n;
     }
     return out.padStart(Math.ceil((bytes.length * 8) / Math.log2(62)), '0');
