@@ -21,7 +21,7 @@ import { writeLargeCatalog } from './large-catalog.mjs';
 import * as http from './scenarios.mjs';
 import { memory, projectionLag, rebuild, webhook } from './offline-scenarios.mjs';
 import { processes } from './processes.mjs';
-import { measurePeer, peerRows } from './peer-scenarios.mjs';
+import { peerMemory, peerRows, startPeer } from './peer-scenarios.mjs';
 import { formatSummary, summarise } from './cpuprofile-summary.mjs';
 
 const { values } = parseArgs({
@@ -36,8 +36,8 @@ const { values } = parseArgs({
 });
 const quick = values.quick;
 const TIMING = quick
-  ? { warmupSeconds: 1, seconds: 3, memoryOrders: 5_000, lagSeconds: 2, rebuildOrders: 10_000 }
-  : { warmupSeconds: 3, seconds: 10, memoryOrders: 100_000, lagSeconds: 10, rebuildOrders: 100_000 };
+  ? { warmupSeconds: 1, seconds: 3, memoryOrders: 5_000, lagSeconds: 2, rebuildOrders: 10_000, peerRounds: 1 }
+  : { warmupSeconds: 3, seconds: 10, memoryOrders: 100_000, lagSeconds: 10, rebuildOrders: 100_000, peerRounds: 3 };
 
 // Order matters: replay compares with create_max's rate.
 const SCENARIOS = [
@@ -97,6 +97,9 @@ try {
     ordersPlaced: 0,
     createRps: NaN,
     synchronous: values.synchronous,
+    // The peer (peer-scenarios.mjs): its run of each row with a counterpart follows ours.
+    peer: undefined,
+    peerFigures: {},
   };
   if (!['FULL', 'NORMAL'].includes(ctx.synchronous)) throw new Error('--synchronous is FULL or NORMAL');
   const needsService = SCENARIOS.slice(0, SCENARIOS.indexOf('replay') + 1).some(wanted);
@@ -119,6 +122,11 @@ try {
     ctx.url = svc.url;
     ctx.pid = svc.pid;
     try {
+      if (['order_get', 'create_max', 'create_500', 'create_200'].some(wanted)) {
+        const dataDir = path.join(tmp, 'peer');
+        fs.mkdirSync(dataDir);
+        ctx.peer = await startPeer({ dataDir, nodeArgs: nodeArgsFor('peer') });
+      }
       const steps = {
         ping: http.ping,
         menu: http.menu,
@@ -142,10 +150,19 @@ try {
           rows.push(r);
           log(`${id}: ${r.value.toFixed(2)} ${r.unit} ${r.note}`);
         }
+        const peer = ctx.peerFigures[id];
+        if (peer) {
+          const rounds = ctx.raw[`${id}_rounds`];
+          log(
+            `peer ${id}: ${Math.round(peer.achieved ?? peer.rps)}/s, p99 ${peer.latency?.p99} ms` +
+              (rounds ? `; ours/peer by round ${rounds.map((r) => r.ratio.toFixed(2)).join(', ')}` : ''),
+          );
+        }
       }
       await waitIdle(ctx.pid);
     } finally {
       await svc.stop();
+      await ctx.peer?.stop();
     }
   }
 
@@ -159,8 +176,10 @@ try {
     }
   }
 
-  // The peer (peer-scenarios.mjs): the same loads on the emmett app, after ours.
-  const peer = await measurePeer({ tmp, timing: TIMING, wanted, log, nodeArgsFor });
+  // The peer's memory row: a fresh peer, as ours.
+  const peer = ctx.peerFigures;
+  if (wanted('memory'))
+    peer.memory = await peerMemory({ tmp, orders: TIMING.memoryOrders, nodeArgs: nodeArgsFor('peer-memory'), log });
   ctx.raw.peer = peer;
   rows.push(...peerRows(rows, ctx.raw, peer, ctx.synchronous));
 

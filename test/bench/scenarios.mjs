@@ -10,6 +10,7 @@ import { row } from './report.mjs';
 import { bearer, createRequest, orderWithHistory, placeOrder } from './orders.mjs';
 import { LARGE_STORE_ID } from './large-catalog.mjs';
 import { probeNote, probeSummary } from './probe-report.mjs';
+import { peerCreateMax, peerOrderGet } from './peer-scenarios.mjs';
 
 const SEARCH = '/v1/search?q=shawarma&lat=29.3349&lng=48.0878';
 
@@ -128,13 +129,28 @@ export async function search(ctx) {
 
 export async function orderGet(ctx) {
   const order = await orderWithHistory(ctx.url, ctx.key, ctx.adminToken, ctx.dataDir);
-  return ratioScenario(
+  const r = await ratioScenario(
     ctx,
     'order_get',
     `GET /v1/orders/{id} (stream of ${order.events} events)`,
     `/v1/orders/${order.id}`,
     0.3,
   );
+  await peerCounterpart(ctx, 'order_get', (peer) => peerOrderGet(peer, ctx.timing));
+  return r;
+}
+
+/**
+ * The peer's run of the row just measured (`ctx.peer`, when the bench measures it), once both
+ * processes are idle: the two sides of a ratio meet the same state of a shared host.
+ */
+async function peerCounterpart(ctx, id, measure) {
+  if (!ctx.peer) return undefined;
+  await waitIdle(ctx.pid);
+  await waitIdle(ctx.peer.pid);
+  const figures = await measure(ctx.peer);
+  ctx.peerFigures[id] = figures;
+  return figures;
 }
 
 /**
@@ -154,6 +170,7 @@ export async function createMax(ctx) {
   ctx.raw.create_max = { ...r, settleSeconds: settle, sustained };
   ctx.ordersPlaced += orders;
   ctx.createRps = r.rps;
+  await peerCounterpart(ctx, 'create_max', (peer) => peerCreateMax(peer, ctx.timing));
   return row('create_max', `POST /v1/orders, unique keys, synchronous=${ctx.synchronous}, sustained`, {
     value: sustained,
     unit: 'orders/s',
@@ -184,10 +201,34 @@ async function steadyOurs(ctx, rate) {
 /** Log syncs per second over the seconds the run covered wholly, over orders per second. */
 const syncsPerOrder = (r) => (r.probe ? r.probe.syncs_per_second / r.achieved : NaN);
 
-/** The same at a steady 500 requests/s: p99. */
+/**
+ * The steady rows judged against the peer (peer-scenarios.mjs peerRows), in `timing.peerRounds`
+ * rounds: ours, then the peer's run of the same load (peerCounterpart), so that a burst of the
+ * host's load or a slow spell of its disk lands on one round rather than on one side. The round
+ * whose ours/peer ratio (`ratioOf`) is the median gives the row, ours and the peer's figures
+ * alike; every round is kept (`ctx.raw.<id>_rounds`). Without the peer, one run of ours.
+ */
+async function steadyRounds(ctx, id, rate, ratioOf) {
+  const rounds = [];
+  for (let i = 0; i < (ctx.peer ? ctx.timing.peerRounds : 1); i++) {
+    if (i > 0) await waitIdle(ctx.pid);
+    const ours = await steadyOurs(ctx, rate);
+    const peer = await peerCounterpart(ctx, id, (target) =>
+      steadyCreate(target, { rate, seconds: ctx.timing.seconds, warmupSeconds: ctx.timing.warmupSeconds }),
+    );
+    rounds.push({ ours, peer, ratio: peer ? ratioOf(ours, peer) : NaN });
+  }
+  const ranked = rounds.filter((r) => Number.isFinite(r.ratio)).sort((a, b) => a.ratio - b.ratio);
+  const chosen = ranked.length ? ranked[Math.floor((ranked.length - 1) / 2)] : rounds[0];
+  if (chosen.peer) ctx.peerFigures[id] = chosen.peer;
+  ctx.raw[id] = chosen.ours;
+  ctx.raw[`${id}_rounds`] = rounds;
+  return chosen.ours;
+}
+
+/** The same at a steady 500 requests/s: p99 (the rounds are ranked by CPU per order against the peer's). */
 export async function create500(ctx) {
-  const r = await steadyOurs(ctx, 500);
-  ctx.raw.create_500 = r;
+  const r = await steadyRounds(ctx, 'create_500', 500, (o, p) => o.cpuMsPerOrder / p.cpuMsPerOrder);
   return row('create_p99_500', `POST /v1/orders at a steady 500/s, synchronous=${ctx.synchronous}: p99`, {
     value: r.latency.p99,
     unit: 'ms',
@@ -207,11 +248,10 @@ export async function create500(ctx) {
 /**
  * Light load, where most partners are most of the day: a steady 200 orders/s. Two rows: log syncs
  * per acknowledged order (group commit has little to batch at this rate) and the event loop's
- * delay p99 (the request thread free for requests).
+ * delay p99 (the request thread free for requests). The rounds are ranked by p99 against the peer's.
  */
 export async function create200(ctx) {
-  const r = await steadyOurs(ctx, 200);
-  ctx.raw.create_200 = r;
+  const r = await steadyRounds(ctx, 'create_200', 200, (o, p) => o.latency.p99 / p.latency.p99);
   const syncs = syncsPerOrder(r);
   const loop = r.probe?.loop_delay_p99_median ?? NaN;
   const judged = ctx.synchronous === 'FULL' && r.bad === 0;
