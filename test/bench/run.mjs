@@ -21,7 +21,7 @@ import { writeLargeCatalog } from './large-catalog.mjs';
 import * as http from './scenarios.mjs';
 import { memory, projectionLag, rebuild, webhook } from './offline-scenarios.mjs';
 import { processes } from './processes.mjs';
-import { peerMemory, peerRows, startPeer } from './peer-scenarios.mjs';
+import { PEER_ROWS, peerMemory, peerRows, startPeer } from './peer-scenarios.mjs';
 import { formatSummary, summarise } from './cpuprofile-summary.mjs';
 
 const { values } = parseArgs({
@@ -97,7 +97,7 @@ try {
     ordersPlaced: 0,
     createRps: NaN,
     synchronous: values.synchronous,
-    // The peer (peer-scenarios.mjs): its run of each row with a counterpart follows ours.
+    // The peer (peer-scenarios.mjs), running beside the service for the rows in PEER_ROWS.
     peer: undefined,
     peerFigures: {},
   };
@@ -122,7 +122,7 @@ try {
     ctx.url = svc.url;
     ctx.pid = svc.pid;
     try {
-      if (['order_get', 'create_max', 'create_500', 'create_200'].some(wanted)) {
+      if (PEER_ROWS.some(wanted)) {
         const dataDir = path.join(tmp, 'peer');
         fs.mkdirSync(dataDir);
         ctx.peer = await startPeer({ dataDir, nodeArgs: nodeArgsFor('peer') });
@@ -141,7 +141,7 @@ try {
         if (!wanted(id)) continue;
         // Each scenario starts on an idle service: the previous one's background work (auto-accept,
         // webhook dispatch, projections) must not be measured as this one's.
-        const settled = await waitIdle(ctx.pid);
+        const settled = await http.bothIdle(ctx, id);
         ctx.raw[`settle_before_${id}`] = settled;
         log(
           `${id} (service idle after ${Number.isFinite(settled) ? `${settled.toFixed(1)} s` : 'NOT settled in 120 s'})`,
@@ -151,18 +151,15 @@ try {
           log(`${id}: ${r.value.toFixed(2)} ${r.unit} ${r.note}`);
         }
         const peer = ctx.peerFigures[id];
-        if (peer) {
-          const rounds = ctx.raw[`${id}_rounds`];
-          log(
-            `peer ${id}: ${Math.round(peer.achieved ?? peer.rps)}/s, p99 ${peer.latency?.p99} ms` +
-              (rounds ? `; ours/peer by round ${rounds.map((r) => r.ratio.toFixed(2)).join(', ')}` : ''),
-          );
-        }
+        if (peer) log(`peer ${id}: ${Math.round(peer.achieved ?? peer.rps)}/s, p99 ${peer.latency.p99} ms`);
       }
       await waitIdle(ctx.pid);
     } finally {
-      await svc.stop();
-      await ctx.peer?.stop();
+      try {
+        await svc.stop();
+      } finally {
+        await ctx.peer?.stop();
+      }
     }
   }
 
@@ -177,7 +174,7 @@ try {
   }
 
   // The peer's memory row: a fresh peer, as ours.
-  const peer = ctx.peerFigures;
+  const peer = { ...ctx.peerFigures };
   if (wanted('memory'))
     peer.memory = await peerMemory({ tmp, orders: TIMING.memoryOrders, nodeArgs: nodeArgsFor('peer-memory'), log });
   ctx.raw.peer = peer;
