@@ -72,8 +72,8 @@ export function newId(prefix: string, bytes = 16): string {
  * 10 random bytes (80 bits). Ids made close together share their first characters, so the log's
  * stream index and its streams table take a batch of new streams in one leaf page instead of one
  * random page each: a quarter to a third fewer bytes written per order at 500 orders/s
- * (docs/performance.md). A time outside 1970 to year 10889 (a test clock) is clamped to it: the
- * random bytes keep ids apart either way.
+ * (docs/event-store.md, Embedded adapter). A time outside 1970 to year 10889 (a test clock) is
+ * clamped to it: the random bytes keep ids apart either way.
  */
 export function newTimeOrderedId(prefix: string, atMs: number): string {
   const bytes = Buffer.allocUnsafe(16);

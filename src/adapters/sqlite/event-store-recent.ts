@@ -15,7 +15,7 @@ export type EventTuple = [
 /**
  * How many of the newest committed events are kept: nearly 3 s of appends at 500 orders/s, where
  * the readers lag by milliseconds. Each kept event costs resident memory (8,192 of them, about 10 MB
- * more), for no CPU measured (docs/performance.md, memory).
+ * more), for no CPU measured (docs/operations.md, Memory).
  */
 export const RECENT_EVENTS = 4096;
 

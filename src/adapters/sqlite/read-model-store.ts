@@ -33,7 +33,7 @@ interface Table {
 /**
  * Parsed documents kept in the process: the recently touched ones, so a projection's next event rarely
  * parses (an order's next events come within a second). 1,000 of about 1.5 KB: 1.5 MB of heap; 2,000
- * and 5,000 held 3 and 7.6 MB, with the same CPU per order within the noise (docs/performance.md, memory).
+ * and 5,000 held 3 and 7.6 MB, with the same CPU per order within the noise (docs/operations.md, Memory).
  */
 const CACHE_MAX = 1_000;
 /**
