@@ -229,7 +229,7 @@ async function steadyRounds(ctx, id, rate) {
     if (i > 0) await bothIdle(ctx, id);
     const ours = await steadyOurs(ctx, rate);
     const peer = peerFirst ? peerBefore : ctx.peer ? await peerRun() : undefined;
-    rounds.push({ ours, peer, peerFirst, ratio: peer ? PEER_JUDGED[id](ours, peer) : NaN });
+    rounds.push({ ours, peer, peerFirst, ratio: peer ? PEER_JUDGED[id].ratio(ours, peer) : NaN });
   }
   const own = rounds.find((r) => !answeredAll(r.ours)) ?? rounds[0];
   ctx.raw[id] = own.ours;
