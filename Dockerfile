@@ -22,7 +22,7 @@ RUN keep=node_modules/@scalar/api-reference \
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 # One malloc arena for every thread, not one per thread: about 16 MB less resident
-# (docs/operations.md, memory).
+# (docs/operations.md, Memory).
 ENV MALLOC_ARENA_MAX=1
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
