@@ -65,9 +65,9 @@ export async function startBareExpress({ blobFile } = {}) {
 
 /**
  * The environment assignments and node flags of `npm start` (package.json), so the bench runs the
- * service exactly as users do.
+ * service exactly as users do (and test/unit/start-command.test.ts checks the Docker image's).
  */
-function startCommand() {
+export function startCommand() {
   const start = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
   const words = start.split(/\s+/);
   const env = {};

@@ -1,25 +1,12 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { startCommand } from '../bench/service.mjs';
 
 // The Docker image (Dockerfile) runs the service as `npm start` does (package.json): the same node
 // flags and the same environment settings read at process start. Checked by reading both files (no
 // Docker engine here), so the two cannot drift apart.
 
-const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
 const dockerfile = fs.readFileSync('Dockerfile', 'utf8');
-
-/** `NAME=value ... node [flags] dist/src/main.js` as its environment and flags. */
-function npmStart(): { env: Record<string, string>; flags: string[] } {
-  const words = pkg.scripts.start.split(/\s+/);
-  const env: Record<string, string> = {};
-  while (/^[A-Z_]+=/.test(words[0] ?? '')) {
-    const [name = '', value = ''] = words.shift()!.split('=');
-    env[name] = value;
-  }
-  expect(words[0]).toBe('node');
-  expect(words.at(-1)).toBe('dist/src/main.js');
-  return { env, flags: words.slice(1, -1) };
-}
 
 /** The runtime stage: the Dockerfile's last `FROM` onwards. */
 const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
@@ -32,14 +19,14 @@ describe('the Docker image and npm start', () => {
     const words = JSON.parse(cmd!) as string[];
     expect(words[0]).toBe('node');
     expect(words.at(-1)).toBe('dist/src/main.js');
-    expect(words.slice(1, -1)).toEqual(npmStart().flags);
+    expect(words.slice(1, -1)).toEqual(startCommand().flags);
   });
 
   it('then the image sets the same environment for the process', () => {
     const env = Object.fromEntries(
       [...runtimeStage.matchAll(/^ENV ([A-Z_]+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!] as const),
     );
-    const wanted = npmStart().env;
+    const wanted = startCommand().env;
     expect(Object.keys(wanted)).toContain('MALLOC_ARENA_MAX');
     for (const [name, value] of Object.entries(wanted)) expect(env[name], name).toBe(value);
   });
