@@ -33,4 +33,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # Node's flags as in `npm start` (docs/operations.md, Memory; test/unit/start-command.test.ts).
-CMD ["node", "--max-old-space-size=512", "--max-semi-space-size=8", "--heap-growing-percent=20", "--v8-pool-size=1", "dist/src/main.js"]
+CMD ["node", "--max-old-space-size=512", "--max-semi-space-size=8", "--heap-growing-percent=40", "--v8-pool-size=1", "dist/src/main.js"]

@@ -13,11 +13,11 @@ export type EventTuple = [
 ];
 
 /**
- * How many of the newest committed events are kept: nearly 3 s of appends at 500 orders/s, where
- * the readers lag by milliseconds. Each kept event costs resident memory (8,192 of them, about 10 MB
- * more), for no CPU measured (docs/operations.md, Memory).
+ * How many of the newest committed events are kept: about 0.7 s of appends at 500 orders/s, where
+ * the readers lag by milliseconds. Each kept event costs resident memory (4,096 of them filled 8 to
+ * 9 MB), for no CPU measured (docs/operations.md, Memory).
  */
-export const RECENT_EVENTS = 4096;
+export const RECENT_EVENTS = 1024;
 
 /**
  * The newest events this process committed, as the rows SQLite holds, so that the log's readers

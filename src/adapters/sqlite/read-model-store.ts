@@ -32,10 +32,11 @@ interface Table {
 
 /**
  * Parsed documents kept in the process: the recently touched ones, so a projection's next event rarely
- * parses (an order's next events come within a second). 1,000 of about 1.5 KB: 1.5 MB of heap; 2,000
- * and 5,000 held 3 and 7.6 MB, with the same CPU per order within the noise (docs/operations.md, Memory).
+ * parses (an order's next events come within milliseconds, auto-accept's included). 250 of about
+ * 1.5 KB: 0.4 MB of heap; 1,000, 2,000 and 5,000 held 1.5, 3 and 7.6 MB, with the same CPU per order
+ * within the noise (docs/operations.md, Memory).
  */
-const CACHE_MAX = 1_000;
+const CACHE_MAX = 250;
 /**
  * SQLite's page cache for this database, in KiB (SQLite's default here is 16 MB). Pages beyond it are
  * read back from the temporary file, in the OS's cache: a rebuild of 1,000,000 events took as long

@@ -49,9 +49,9 @@ function canonicalJson(value: unknown): string {
 
 /**
  * Claims kept per process by default (about 460 bytes each, with the digest of the last matching
- * body): the last 4 s at 500 orders/s. A retry of an older one reads its claim stream instead.
+ * body): the last second at 500 orders/s. A retry of an older one reads its claim stream instead.
  */
-export const DEFAULT_KEPT_CLAIMS = 2_000;
+export const DEFAULT_KEPT_CLAIMS = 500;
 /**
  * Longest body remembered with a claim, in bytes (an order is about 1 KB): a longer body's retries
  * are validated and hashed each time. Only its SHA-256 is kept (the bodies themselves were 3.6 MB of
