@@ -95,7 +95,9 @@ export function applyEvent<D>(
   if (seen !== undefined && e.revision <= seen) return null;
   const doc = projection.evolve(stored?.doc ?? null, e, id);
   if (doc === null) return null;
-  return { id, seq: (stored?.seq ?? 0) + 1, versions: { ...stored?.versions, [e.streamId]: e.revision }, doc };
+  const versions = versionsFrom(stored);
+  versions[e.streamId] = e.revision;
+  return { id, seq: (stored?.seq ?? 0) + 1, versions, doc };
 }
 
 /** Several events of one document (`id`, by default the first event's), in log order: the same result as applying them one by one. */
@@ -117,7 +119,16 @@ export function applyEvents<D>(
   }
   const result = projection.evolveAll(stored?.doc ?? null, fresh);
   if (!result || result.absorbed.length === 0) return null;
-  const versions = { ...stored?.versions };
+  const versions = versionsFrom(stored);
   for (const e of result.absorbed) versions[e.streamId] = e.revision;
   return { id, seq: (stored?.seq ?? 0) + result.absorbed.length, versions, doc: result.doc };
+}
+
+/**
+ * A copy of a document's versions to add to, as a dictionary (no prototype): its keys are stream ids,
+ * and in an object literal every new key is a new V8 shape hung from the shared empty one, which
+ * would then grow a shape per document ever written, searched and added to on every write.
+ */
+function versionsFrom(stored: StoredDocument<unknown> | null): Record<string, number> {
+  return Object.assign(Object.create(null) as Record<string, number>, stored?.versions);
 }

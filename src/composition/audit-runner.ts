@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { verifyReadModels, type AuditReport, type ServedReadModels } from '../application/audit/verify.js';
 import type { EventStore, ReadAllOptions, RecordedEvent } from '../ports/event-store.js';
 import { projectedEvent } from '../../projections/projection.js';
+import { extend } from '../shared/objects.js';
 
 /** What the audit worker is started with. */
 export interface AuditWorkerData {
@@ -87,7 +88,7 @@ export function auditRunner(deps: AuditRunnerDeps): AuditRunner {
   };
 }
 /** A recorded event as a plain object, as a message to the worker carries it. */
-const plain = (e: RecordedEvent): RecordedEvent => ({ ...projectedEvent(e), recordedAt: e.recordedAt });
+const plain = (e: RecordedEvent): RecordedEvent => extend(projectedEvent(e), { recordedAt: e.recordedAt });
 
 function startWorker(deps: AuditRunnerDeps): {
   worker: Worker;

@@ -75,6 +75,24 @@ function answerClientError(logger: Logger) {
   };
 }
 
+/**
+ * Node's request and response classes with the app's prototypes. Express's app.handle gives every
+ * request and response the app's prototypes (Object.setPrototypeOf), and V8 then gives each of them
+ * shapes of their own, one more for every property Node and Express add after that: about 25 new
+ * shapes per request (src/shared/objects.ts). Made by these classes, whose prototypes become the
+ * app's, they keep shared shapes, and Express's call changes nothing.
+ */
+function appClasses(app: Express) {
+  class AppRequest extends http.IncomingMessage {}
+  class AppResponse extends http.ServerResponse {}
+  Object.setPrototypeOf(AppRequest.prototype, app.request);
+  Object.setPrototypeOf(AppResponse.prototype, app.response);
+  // Everything on the app's prototypes is inherited: these are what Express sets from now on.
+  app.request = AppRequest.prototype as typeof app.request;
+  app.response = AppResponse.prototype as typeof app.response;
+  return { IncomingMessage: AppRequest, ServerResponse: AppResponse };
+}
+
 /** The API's Node HTTP server around the Express app: its timeouts and limits live here. */
 export function createHttpServer(
   app: Express,
@@ -89,6 +107,7 @@ export function createHttpServer(
   }
   const server = http.createServer(
     {
+      ...appClasses(app),
       headersTimeout,
       requestTimeout: limits.requestTimeoutMs,
       // Node checks both timeouts on this interval, 30 s by default: up to 30 s more than configured.

@@ -5,6 +5,7 @@ import { parseOrThrow } from './validation.js';
 import { sendJson } from './middleware/json-response.js';
 import type { RouteSpec } from './route.js';
 import type { Principal } from '../application/key-resolver.js';
+import { extend } from '../shared/objects.js';
 
 export interface MountOptions {
   /** Resolves the Bearer key or throws 401 missing_api_key / invalid_api_key. */
@@ -117,7 +118,7 @@ export function routeDispatcher(
     };
     const result =
       (route.beforeBody && (await route.beforeBody(ctx))) ||
-      (await route.handler({ ...ctx, body: validBody(route, req) }));
+      (await route.handler(extend(ctx, { body: validBody(route, req) })));
     if (result.headers) for (const name in result.headers) res.setHeader(name, result.headers[name]!);
     const status = result.status ?? 200;
     if (result.raw) {

@@ -18,7 +18,12 @@ export function parseOrThrow<T>(
     const param = prefix + formatPath(illFormed) || where;
     throw new ApiError('validation_error', sentence(param, ILL_FORMED, where), { param });
   }
-  // Messages a schema gives itself win; the rest are worded here (see issueMessage), not zod's text.
+  // Parsed without a context first: zod copies a given one with a spread, a new V8 shape for every
+  // request (src/shared/objects.ts), and only a failure needs the messages. Parsing is pure, so the
+  // second parse finds the same issues. Messages a schema gives itself win; the rest are worded
+  // here (see issueMessage), not zod's text.
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
   const result = schema.safeParse(input, { error: (issue) => issueMessage(schema, issue) });
   if (result.success) return result.data;
   const details: ErrorDetail[] = result.error.issues.flatMap((issue) => {

@@ -11,6 +11,7 @@ import type { EventType } from '../domain/webhook/event-types.js';
 import { webhookEvents } from '../../projections/webhook-events.js';
 import { DELIVERY_RETENTION_MS } from './deliveries.js';
 import type { EndpointOwner } from './endpoints.js';
+import { extend } from '../shared/objects.js';
 
 /** An event as the API shows it: its record with the envelope. */
 export type ShownEvent = EventRecord & { event: WebhookEnvelope };
@@ -95,12 +96,12 @@ export class WebhookEvents {
       ),
     );
     return records.flatMap((r): ShownEvent[] => {
-      if (r.event !== null) return [{ ...r, event: r.event }];
+      if (r.event !== null) return [extend(r, { event: r.event })];
       const envelope = built
         .get(r.order_id ?? '')
         ?.get(r.order_revision ?? -1)
         ?.envelopes.find((e) => e.id === r.event_id);
-      return envelope ? [{ ...r, event: envelope }] : [];
+      return envelope ? [extend(r, { event: envelope })] : [];
     });
   }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { jsonLineSink, type LogLine } from '../support/log-sink.js';
-import type http from 'node:http';
+import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -279,6 +279,32 @@ describe('the limits in production', () => {
       DEFAULT_HTTP_LIMITS.requestTimeoutMs,
       DEFAULT_HTTP_LIMITS.maxConnections,
     ]);
+  });
+
+  it("requests and answers are made with the app's prototypes, so Express has none to change (V8 keeps their shapes shared)", async () => {
+    const app = t.service.app.express;
+    const own = createHttpServer(app, { logger: createLogger({ level: 'silent', pretty: false }) });
+    const seen: Array<{ request: boolean; response: boolean; node: boolean }> = [];
+    // Before the app's own listener: what Node made, before Express's Object.setPrototypeOf.
+    own.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) =>
+      seen.push({
+        request: Object.getPrototypeOf(req) === app.request,
+        response: Object.getPrototypeOf(res) === app.response,
+        node: req instanceof http.IncomingMessage && res instanceof http.ServerResponse,
+      }),
+    );
+    await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(own.address() as AddressInfo).port}/v1/stores`, {
+        headers: bearer(p.sandbox),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toHaveProperty('data');
+      expect(seen).toEqual([{ request: true, response: true, node: true }]);
+    } finally {
+      own.closeAllConnections();
+      await new Promise((resolve) => own.close(resolve));
+    }
   });
 
   it('the headers timeout always outlasts the keep-alive timeout: a shorter HTTP_REQUEST_TIMEOUT_MS is refused', () => {

@@ -26,6 +26,7 @@ import {
   type StoredMetadata,
 } from '../../ports/event-store.js';
 import { matchesFilter as matchesStreamFilter, type EventFilter } from '../../ports/event-filter.js';
+import { copy } from '../../shared/objects.js';
 
 export function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
   if (expected === 'any') return ANY;
@@ -94,7 +95,7 @@ const CORRELATION_ID = '$correlationId';
 const CAUSATION_ID = '$causationId';
 
 export function toEsdbMetadata(metadata: StoredMetadata): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...metadata };
+  const out: Record<string, unknown> = copy(metadata);
   if (typeof metadata.correlation_id === 'string') out[CORRELATION_ID] = metadata.correlation_id;
   if (typeof metadata.causation_id === 'string') out[CAUSATION_ID] = metadata.causation_id;
   return out;

@@ -6,6 +6,7 @@ import { ApiError } from '../../domain/errors.js';
 import { sha256Hex } from '../../shared/ids.js';
 import { handleCommand } from '../command-handler.js';
 import { eventMetadata } from '../event-metadata.js';
+import { extend } from '../../shared/objects.js';
 
 /**
  * An Idempotency-Key is claimed by creating its own stream (expected revision "no stream"), so
@@ -133,7 +134,7 @@ export class IdempotencyKeys {
     claim: Claim,
     meta: { partner_id: string; environment: Environment; request_id?: string; client_request_id?: string; at: string },
   ): Promise<{ won: boolean; claim: Claim }> {
-    const claimed: ClaimEvent = { type: 'IdempotencyKeyClaimed', data: { ...claim, claimed_at: meta.at } };
+    const claimed: ClaimEvent = { type: 'IdempotencyKeyClaimed', data: extend(claim, { claimed_at: meta.at }) };
     const handled = await handleCommand(this.store, stream, CLAIMS, (held) => (held ? [] : [claimed]), {
       // The caller has just found no claim, so the first decision is made without reading. When
       // another request claims first, the next read finds its claim, and nothing more is decided.

@@ -5,6 +5,7 @@ import type { OrderView } from '../../domain/order/state.js';
 import type { CommandContext } from './context.js';
 import type { OrderService } from './order-service.js';
 import type { RiderLocations } from './rider-locations.js';
+import { extend } from '../../shared/objects.js';
 
 /** What restaurants, riders and support do to live orders; the same list backs /internal and `cli ops`. */
 export const OPS_ACTIONS = [
@@ -62,7 +63,7 @@ export async function runOperation(
   args: OpsArgs,
   base: Omit<CommandContext, 'actor'> = {},
 ): Promise<OrderView> {
-  const ctx: CommandContext = { ...base, actor: ACTOR[action] };
+  const ctx: CommandContext = extend(base, { actor: ACTOR[action] });
   const order = await deps.orders.load(orderId);
   if (!order) throw new ApiError('order_not_found', `No order with id ${orderId}.`, { param: 'order_id' });
   if (action === 'rider-location') {

@@ -7,6 +7,7 @@ import { ordersList, type OrderListEntry } from '../../../projections/orders-lis
 import { riderPositions, type RiderPositionDocument } from '../../../projections/rider-positions.js';
 import type { ReadModels } from '../read-models.js';
 import type { PartnerContext } from './order-service.js';
+import { extend } from '../../shared/objects.js';
 
 export interface OrderListQuery {
   limit: number;
@@ -74,12 +75,11 @@ export class OrderQueries {
     const now = this.deps.clock.now().getTime();
     const rider =
       order.rider && RIDER_VISIBLE.has(order.status)
-        ? {
-            ...order.rider,
+        ? extend(order.rider, {
             location: location
-              ? { ...location, stale: now - Date.parse(location.updated_at) > STALE_POSITION_MS }
+              ? extend(location, { stale: now - Date.parse(location.updated_at) > STALE_POSITION_MS })
               : null,
-          }
+          })
         : null;
     return {
       order_id: order.order_id,

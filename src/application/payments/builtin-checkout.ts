@@ -6,6 +6,7 @@ import type { Clock } from '../../shared/clock.js';
 import { randomToken, sha256Hex } from '../../shared/ids.js';
 import { handleCommand, type ReadStream } from '../command-handler.js';
 import { eventMetadata } from '../event-metadata.js';
+import { extend } from '../../shared/objects.js';
 
 export interface CheckoutSession {
   order_id: string;
@@ -40,7 +41,7 @@ export class BuiltinCheckout implements PaymentProvider {
     const expires_at = new Date(now.getTime() + LINK_TTL_MS).toISOString();
     const created: SessionEvent = {
       type: 'CheckoutSessionCreated',
-      data: { ...input, expires_at, at: now.toISOString() },
+      data: extend(input, { expires_at, at: now.toISOString() }),
     };
     await handleCommand(this.deps.events, streamOf(sessionId), SESSIONS, () => [created], {
       // A new random id: its stream is empty, and another session with it would be a fault, not a race.
@@ -60,7 +61,7 @@ export class BuiltinCheckout implements PaymentProvider {
     let session = SESSIONS.initialState();
     for (const e of await this.deps.events.readStream(streamOf(sessionId)))
       session = SESSIONS.evolve(session, { type: e.type, data: e.data } as SessionEvent);
-    return session && { ...session, provider_ref: `pl_${refOf(sessionId)}` };
+    return session && extend(session, { provider_ref: `pl_${refOf(sessionId)}` });
   }
 
   isExpired(session: CheckoutSession): boolean {
@@ -98,8 +99,8 @@ const SESSIONS = {
   initialState: (): SessionFacts | null => null,
   evolve: (session: SessionFacts | null, e: SessionEvent): SessionFacts | null =>
     e.type === 'CheckoutSessionCreated'
-      ? { ...e.data, outcome: null }
-      : session && { ...session, outcome: e.data.outcome },
+      ? extend(e.data, { outcome: null })
+      : session && extend(session, { outcome: e.data.outcome }),
 };
 
 const NO_SESSION: ReadStream<SessionFacts | null> = { state: null, revision: 'no_stream' };

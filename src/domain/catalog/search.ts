@@ -7,6 +7,7 @@ import { distanceMetres, inDeliveryZone } from './geo.js';
 import type { Item, Point, Store, Vertical } from './model.js';
 import { storeStatus, type StatusFn, type StoreStatus, type StoreStatusValue } from './status.js';
 import { bestRank, matchForms, normalise, requiredFragment } from './text.js';
+import { extend } from '../../shared/objects.js';
 
 export interface IndexedItem {
   item: Item;
@@ -98,7 +99,7 @@ export function listStores(
     ranked.sort(order).map((r) => r.hit),
     query,
   );
-  return { ...result, data: result.data.map((h) => ({ ...h, status: h.status ?? statusOf(h.store, at) })) };
+  return extend(result, { data: result.data.map((h) => extend(h, { status: h.status ?? statusOf(h.store, at) })) });
 }
 
 export interface ItemHit {

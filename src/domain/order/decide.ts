@@ -4,6 +4,7 @@ import type { AcceptedBy, OrderEvent, OrderPlacedData, Rider } from './events.js
 import type { OrderSnapshot } from './machine.js';
 import { nextSnapshot } from './step.js';
 import type { OrderState, OrderView } from './state.js';
+import { extend } from '../../shared/objects.js';
 
 export { ORDER_STATUSES, FINAL_STATUSES, PAYMENT_STATUSES } from './machine.js';
 export type { OrderStatus, PaymentStatus } from './machine.js';
@@ -55,7 +56,7 @@ export function awaitsPayment(state: OrderState): boolean {
  */
 export function decide(state: OrderState, command: OrderCommand, at: string): OrderEvent[] {
   if (command.type === 'place') {
-    const placed: OrderEvent = { type: 'OrderPlaced', data: { ...command.order, placed_at: at, at } };
+    const placed: OrderEvent = { type: 'OrderPlaced', data: extend(command.order, { placed_at: at, at }) };
     return emit(state, [placed], () => new ApiError('invalid_transition', 'The order has already been placed.'));
   }
   const order = state.order;

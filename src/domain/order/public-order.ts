@@ -3,6 +3,7 @@ import { toMajor } from '../money.js';
 import type { Fulfilment, PaymentMethod } from './events.js';
 import type { OrderStatus, PaymentStatus } from './machine.js';
 import type { OrderView } from './state.js';
+import { extend } from '../../shared/objects.js';
 
 /**
  * An order as partners see it, in API answers and webhooks alike. The OpenAPI `Order` schema
@@ -66,7 +67,7 @@ export function toPublicOrder(o: OrderView): PublicOrder {
       name: l.name,
       quantity: l.quantity,
       unit_price: money(l.unit_price),
-      options: l.options.map((op) => ({ ...op, price: money(op.price) })),
+      options: l.options.map((op) => extend(op, { price: money(op.price) })),
       line_total: money(l.line_total),
     })),
     customer: o.customer,

@@ -1,6 +1,7 @@
 import type { OrderEvent, OrderPlacedData, Rider } from './events.js';
 import { statusOf, type Cancellation, type OrderSnapshot, type OrderStatus, type PaymentStatus } from './machine.js';
 import { INITIAL_SNAPSHOT, nextSnapshot, replayStep, type OrderMachineState } from './step.js';
+import { extend } from '../../shared/objects.js';
 
 /** The current order: everything OrderPlaced said, plus what happened since. */
 export interface OrderView extends Omit<OrderPlacedData, 'at'> {
@@ -105,8 +106,9 @@ function viewOf(base: PlacedFields | null, machine: OrderMachineState, last: Ord
   const { payment_status, rider, refunded_total, cancellation } = machine.context;
   // The machine accepts nothing but OrderPlaced before placement, so both are set from here on.
   if (!base || !status || !payment_status) throw new OrderHistoryError(`${last.type} before OrderPlaced`);
-  return {
-    ...base,
+  // Not a spread: the view is frozen where it is kept (order-repository.ts), and a frozen copy made
+  // by a spread gets a V8 shape of its own every time (src/shared/objects.ts).
+  return extend(base, {
     status,
     payment_status,
     rider,
@@ -114,12 +116,12 @@ function viewOf(base: PlacedFields | null, machine: OrderMachineState, last: Ord
     cancellation,
     updated_at: last.data.at,
     version,
-  };
+  });
 }
 
 function placedFields(data: OrderPlacedData): PlacedFields {
   const { at: _at, ...placed } = data;
-  return { ...placed, created_at: data.placed_at };
+  return extend(placed, { created_at: data.placed_at });
 }
 
 /** What the machine's snapshot held after the events that made this view (read models keep only the view). */

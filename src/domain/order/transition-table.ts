@@ -1,4 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
+import { extend } from '../../shared/objects.js';
 
 /** What a machine's snapshot says about where it is: its state and its context. */
 export interface MachineState<V extends string, C> {
@@ -96,7 +97,7 @@ export function transitionTable<V extends string, C extends object, E extends { 
     for (const { target, guard, updates } of candidates) {
       if (guard && !guard({ context: state.context, event })) continue;
       let context = state.context;
-      for (const update of updates) context = { ...context, ...update({ context, event }) };
+      for (const update of updates) context = extend(context, update({ context, event })) as C;
       return { value: (target ?? state.value) as V, context };
     }
     return state;

@@ -1,6 +1,7 @@
 import type { Environment } from '../environment.js';
 import type { EventType } from './event-types.js';
 import type { AttemptData, AttemptStartedData, AttemptTrigger, DeliveryEvent } from './delivery-events.js';
+import { extend } from '../../shared/objects.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'retrying' | 'failed';
 
@@ -86,29 +87,28 @@ export function evolveDelivery(state: DeliveryState | null, event: DeliveryEvent
   switch (event.type) {
     case 'WebhookAttemptStarted': {
       const { delivery_id: _id, ...sending } = event.data;
-      return { ...state, sending };
+      return extend(state, { sending });
     }
     case 'WebhookAttemptAbandoned':
-      return { ...state, sending: null, abandoned_claims: (state.abandoned_claims ?? 0) + 1 }; // ?? 0: documents folded before the field existed
+      return extend(state, { sending: null, abandoned_claims: (state.abandoned_claims ?? 0) + 1 }); // ?? 0: documents folded before the field existed
     case 'WebhookAttemptSucceeded':
-      return { ...withAttempt(state, event.data), status: 'succeeded', next_attempt_at: null };
+      return extend(withAttempt(state, event.data), { status: 'succeeded' as const, next_attempt_at: null });
     case 'WebhookAttemptFailed': {
       const next = withAttempt(state, event.data);
       if (event.data.trigger !== 'schedule') return next;
       const due = event.data.next_attempt_at;
-      return { ...next, status: due ? 'retrying' : next.status, next_attempt_at: due };
+      return extend(next, { status: due ? ('retrying' as const) : next.status, next_attempt_at: due });
     }
     case 'WebhookDeliveryFailed':
-      return {
-        ...state,
-        status: 'failed',
+      return extend(state, {
+        status: 'failed' as const,
         next_attempt_at: null,
         updated_at: event.data.at,
         sending: null,
         failure_reason: event.data.reason ?? null,
-      };
+      });
     case 'WebhookRedeliveryRequested':
-      return { ...state, redelivery_requested_at: event.data.at, updated_at: event.data.at };
+      return extend(state, { redelivery_requested_at: event.data.at, updated_at: event.data.at });
   }
 }
 
@@ -121,8 +121,7 @@ function withAttempt(state: DeliveryState, a: AttemptData): DeliveryState {
     duration_ms: a.duration_ms,
     error: a.error,
   };
-  return {
-    ...state,
+  return extend(state, {
     url: a.url,
     attempt_count: state.attempt_count + 1,
     scheduled_attempts: state.scheduled_attempts + (a.trigger === 'schedule' ? 1 : 0),
@@ -130,7 +129,7 @@ function withAttempt(state: DeliveryState, a: AttemptData): DeliveryState {
     updated_at: a.at,
     sending: null,
     abandoned_claims: 0,
-  };
+  });
 }
 
 export function foldDelivery(events: readonly DeliveryEvent[]): DeliveryState | null {

@@ -20,6 +20,7 @@ import type {
   StoreBriefSchema,
   StoreSchema,
 } from '../schemas/catalog.js';
+import { extend } from '../../shared/objects.js';
 
 type StoreBrief = z.infer<typeof StoreBriefSchema>;
 
@@ -44,10 +45,9 @@ function briefFields(store: Store, status: StoreStatus) {
 /** A store in lists; distance, fee and estimate only when the caller sent a point. */
 export function toStoreBrief(hit: StoreHit): StoreBrief {
   const { store, status, distance_m } = hit;
-  const brief: StoreBrief = {
-    ...briefFields(store, status),
+  const brief: StoreBrief = extend(briefFields(store, status), {
     address: { area: store.address.area, city: store.address.city },
-  };
+  });
   if (distance_m !== null) {
     brief.distance_m = distance_m;
     brief.delivery_fee = toMajor(deliveryFee(store, distance_m), store.currency);
@@ -64,8 +64,7 @@ const byWeekdayThenOpen = (a: Span, b: Span) =>
 export function toStore(store: Store, status: StoreStatus, at: Date): z.infer<typeof StoreSchema> {
   const today = localTime(at, store.time_zone).date;
   const zone = store.delivery_zone;
-  return {
-    ...briefFields(store, status),
+  return extend(briefFields(store, status), {
     description: store.description,
     description_ar: store.description_ar,
     closed_reason: status.closed_reason,
@@ -83,7 +82,7 @@ export function toStore(store: Store, status: StoreStatus, at: Date): z.infer<ty
         zone.type === 'radius' ? { type: 'radius', radius_m: zone.radius_m } : { type: 'polygon', points: zone.points },
       fees: store.delivery_fee_rules.map((r) => ({ up_to_m: r.up_to_m, fee: toMajor(r.fee, store.currency) })),
     },
-  };
+  });
 }
 
 export function toItem(item: Item, categoryId: string, currency: Currency): z.infer<typeof ItemSchema> {

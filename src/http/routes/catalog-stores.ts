@@ -16,6 +16,7 @@ import {
   StoreSchema,
 } from '../schemas/catalog.js';
 import type { CatalogDeps } from './catalog-deps.js';
+import { extend } from '../../shared/objects.js';
 
 const TAGS = ['Catalog'];
 
@@ -142,7 +143,7 @@ export function storeRoutes({ catalog, clock, quotes }: CatalogDeps) {
         const point = { lat: query.lat, lng: query.lng };
         const quote = catalog.current().deliveryQuote(params.store_id, point, clock.now());
         const holder = { partnerId: principal.partner.id, environment: principal.key.environment };
-        return { data: { ...toQuote(quote, point), ...quotes.issue(holder, quote, point) } };
+        return { data: extend(toQuote(quote, point), quotes.issue(holder, quote, point)) };
       },
     }),
   ];

@@ -9,17 +9,17 @@ import {
   ListEventsQuery,
   TIME_RANGE_NOTE,
 } from '../schemas/webhooks.js';
+import { extend } from '../../shared/objects.js';
 
 const owner = (p: Principal) => ({ partnerId: p.partner.id, environment: p.key.environment });
 
 /** The webhook body exactly as sent, and what its delivery did. */
 export function toPublicEvent(e: ShownEvent) {
-  return {
-    ...e.event,
+  return extend(e.event, {
     delivery: e.delivery_id
       ? { id: e.delivery_id, status: e.delivery_status ?? 'pending', success: e.delivery_success }
       : null,
-  };
+  });
 }
 
 export function eventRoutes(deps: { events: WebhookEvents }) {
