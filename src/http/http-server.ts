@@ -78,11 +78,18 @@ function answerClientError(logger: Logger) {
 /**
  * Node's request and response classes with the app's prototypes. Express's app.handle gives every
  * request and response the app's prototypes (Object.setPrototypeOf), and V8 then gives each of them
- * shapes of their own, one more for every property Node and Express add after that: about 25 new
- * shapes per request (src/shared/objects.ts). Made by these classes, whose prototypes become the
- * app's, they keep shared shapes, and Express's call changes nothing.
+ * hidden classes of their own, one more for every property Node and Express add after that: about a
+ * dozen per request (src/shared/objects.ts). Made by these classes, whose prototypes become the
+ * app's, they keep shared hidden classes, and Express's call changes nothing. One pair per app, so
+ * every server around it shares them.
  */
 function appClasses(app: Express) {
+  let classes = serverClasses.get(app);
+  if (!classes) serverClasses.set(app, (classes = makeAppClasses(app)));
+  return classes;
+}
+
+function makeAppClasses(app: Express) {
   class AppRequest extends http.IncomingMessage {}
   class AppResponse extends http.ServerResponse {}
   Object.setPrototypeOf(AppRequest.prototype, app.request);
@@ -92,6 +99,8 @@ function appClasses(app: Express) {
   app.response = AppResponse.prototype as typeof app.response;
   return { IncomingMessage: AppRequest, ServerResponse: AppResponse };
 }
+
+const serverClasses = new WeakMap<Express, ReturnType<typeof makeAppClasses>>();
 
 /** The API's Node HTTP server around the Express app: its timeouts and limits live here. */
 export function createHttpServer(

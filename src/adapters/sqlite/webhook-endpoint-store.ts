@@ -3,6 +3,7 @@ import type { Environment } from '../../domain/environment.js';
 import type { WebhookEndpointRecord, WebhookEndpointStore } from '../../ports/webhook-endpoint-store.js';
 import type { EventType } from '../../domain/webhook/event-types.js';
 import { storageError } from './storage-errors.js';
+import { extend } from '../../shared/objects.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
@@ -54,7 +55,7 @@ export class SqliteWebhookEndpointStore implements WebhookEndpointStore {
 
   async get(partnerId: string, environment: Environment): Promise<WebhookEndpointRecord | null> {
     const row = this.stmts.get.get(partnerId, environment);
-    return row ? { ...row, events: row.events === null ? null : (JSON.parse(row.events) as EventType[]) } : null;
+    return row ? extend(row, { events: row.events === null ? null : (JSON.parse(row.events) as EventType[]) }) : null;
   }
 
   async save(record: WebhookEndpointRecord, expectedVersion: number | null): Promise<boolean> {
