@@ -18,3 +18,11 @@ export function extend<A extends object, B extends object>(base: A, extra: B): O
 export function copy<T extends object>(value: T): T {
   return { ...{}, ...value };
 }
+
+/**
+ * `extend` for new values of some of an object's own fields: the result has the base's type, and
+ * `changes` is checked against it (a misspelled key, or undefined for a required field, does not compile).
+ */
+export function update<T extends object, K extends keyof T>(base: T, changes: Pick<T, K>): T {
+  return { ...{}, ...base, ...changes };
+}

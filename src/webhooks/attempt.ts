@@ -16,7 +16,7 @@ import { DEFAULT_TIMEOUT_MS, sendWebhook, type ReceiverConnections, type SendRes
 import { webhookHeaders } from './signing.js';
 import { checkWebhookUrl, type UrlRule } from './ssrf-guard.js';
 import { WEBHOOK_USER_AGENT } from './user-agent.js';
-import { extend } from '../shared/objects.js';
+import { extend, update } from '../shared/objects.js';
 
 export interface AttemptDeps {
   log: DeliveryLog;
@@ -112,7 +112,7 @@ export async function attemptDelivery(
       if (trigger === 'schedule') return (await deps.log.load(deliveryId))?.state ?? null; // another replica claimed it
       continue; // read again: claimed by another attempt (refused above), or only moved on
     }
-    const claimed = extend(loaded, {
+    const claimed = update(loaded, {
       state: events.reduce<DeliveryState | null>(evolveDelivery, state)!,
       revision: loaded.revision + events.length,
     });
@@ -143,7 +143,7 @@ async function finish(
       (endpoint) => endpoint === null,
       () => false,
     ));
-  const outcome: Result = gone ? extend(result, { final: ENDPOINT_DELETED_REASON }) : result;
+  const outcome: Result = gone ? update(result, { final: ENDPOINT_DELETED_REASON }) : result;
   const handled = await deps.log.handle(
     claimed,
     (state) => {
@@ -276,7 +276,7 @@ async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promi
   const { state, envelope } = loaded;
   const endpoint = await deps.endpoints.get({ partnerId: state.partner_id, environment: state.environment });
   if (!endpoint)
-    return extend(refused(state.url, 'no webhook endpoint is registered any more'), { final: ENDPOINT_DELETED_REASON });
+    return update(refused(state.url, 'no webhook endpoint is registered any more'), { final: ENDPOINT_DELETED_REASON });
   const check = await checkWebhookUrl(endpoint.url, deps.urls);
   if (!check.ok) return refused(endpoint.url, `refused before sending: ${REFUSALS[check.rule]}`);
   const body = JSON.stringify(envelope);

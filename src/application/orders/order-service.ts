@@ -13,7 +13,7 @@ import { OrderRepository } from './order-repository.js';
 import { assertSameRequest, IdempotencyKeys, idempotencyStream, requestHash } from './idempotency.js';
 import type { CommandContext } from './context.js';
 import type { DeliveryQuotes } from './quotes.js';
-import { copy, extend } from '../../shared/objects.js';
+import { copy, update } from '../../shared/objects.js';
 
 export interface CatalogReader {
   current(): CatalogIndex;
@@ -193,7 +193,7 @@ export class OrderService {
 
   /** Ownership is checked first, so a live key learns nothing about ids that are not its own (404). */
   async sandboxAdvance(ctx: PartnerContext, orderId: string): Promise<OrderResult> {
-    return this.partnerCommand(extend(ctx, { actor: 'sandbox' as const }), orderId, { type: 'sandboxAdvance' });
+    return this.partnerCommand(update(ctx, { actor: 'sandbox' }), orderId, { type: 'sandboxAdvance' });
   }
 
   /** A link for a payment the order machine would take now; the checks after it only explain a refusal. */

@@ -6,7 +6,7 @@ import type { Clock } from '../../shared/clock.js';
 import { randomToken, sha256Hex } from '../../shared/ids.js';
 import { handleCommand, type ReadStream } from '../command-handler.js';
 import { eventMetadata } from '../event-metadata.js';
-import { extend } from '../../shared/objects.js';
+import { extend, update } from '../../shared/objects.js';
 
 export interface CheckoutSession {
   order_id: string;
@@ -100,7 +100,7 @@ const SESSIONS = {
   evolve: (session: SessionFacts | null, e: SessionEvent): SessionFacts | null =>
     e.type === 'CheckoutSessionCreated'
       ? extend(e.data, { outcome: null })
-      : session && extend(session, { outcome: e.data.outcome }),
+      : session && update(session, { outcome: e.data.outcome }),
 };
 
 const NO_SESSION: ReadStream<SessionFacts | null> = { state: null, revision: 'no_stream' };

@@ -1,7 +1,7 @@
 import type { Environment } from '../environment.js';
 import type { EventType } from './event-types.js';
 import type { AttemptData, AttemptStartedData, AttemptTrigger, DeliveryEvent } from './delivery-events.js';
-import { extend } from '../../shared/objects.js';
+import { update } from '../../shared/objects.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'retrying' | 'failed';
 
@@ -87,20 +87,20 @@ export function evolveDelivery(state: DeliveryState | null, event: DeliveryEvent
   switch (event.type) {
     case 'WebhookAttemptStarted': {
       const { delivery_id: _id, ...sending } = event.data;
-      return extend(state, { sending });
+      return update(state, { sending });
     }
     case 'WebhookAttemptAbandoned':
-      return extend(state, { sending: null, abandoned_claims: (state.abandoned_claims ?? 0) + 1 }); // ?? 0: documents folded before the field existed
+      return update(state, { sending: null, abandoned_claims: (state.abandoned_claims ?? 0) + 1 }); // ?? 0: documents folded before the field existed
     case 'WebhookAttemptSucceeded':
-      return extend(withAttempt(state, event.data), { status: 'succeeded' as const, next_attempt_at: null });
+      return update(withAttempt(state, event.data), { status: 'succeeded' as const, next_attempt_at: null });
     case 'WebhookAttemptFailed': {
       const next = withAttempt(state, event.data);
       if (event.data.trigger !== 'schedule') return next;
       const due = event.data.next_attempt_at;
-      return extend(next, { status: due ? ('retrying' as const) : next.status, next_attempt_at: due });
+      return update(next, { status: due ? ('retrying' as const) : next.status, next_attempt_at: due });
     }
     case 'WebhookDeliveryFailed':
-      return extend(state, {
+      return update(state, {
         status: 'failed' as const,
         next_attempt_at: null,
         updated_at: event.data.at,
@@ -108,7 +108,7 @@ export function evolveDelivery(state: DeliveryState | null, event: DeliveryEvent
         failure_reason: event.data.reason ?? null,
       });
     case 'WebhookRedeliveryRequested':
-      return extend(state, { redelivery_requested_at: event.data.at, updated_at: event.data.at });
+      return update(state, { redelivery_requested_at: event.data.at, updated_at: event.data.at });
   }
 }
 
@@ -121,7 +121,7 @@ function withAttempt(state: DeliveryState, a: AttemptData): DeliveryState {
     duration_ms: a.duration_ms,
     error: a.error,
   };
-  return extend(state, {
+  return update(state, {
     url: a.url,
     attempt_count: state.attempt_count + 1,
     scheduled_attempts: state.scheduled_attempts + (a.trigger === 'schedule' ? 1 : 0),

@@ -3,7 +3,7 @@ import type { DeliveryEvent } from './delivery-events.js';
 import type { DeliveryStatus } from './delivery-state.js';
 import type { WebhookEnvelope } from './envelope.js';
 import type { EventType } from './event-types.js';
-import { extend } from '../../shared/objects.js';
+import { update } from '../../shared/objects.js';
 
 /**
  * The events API (GET /v1/events) lists every webhook event the service created, sent or not. Each
@@ -101,7 +101,7 @@ export function evolveEventRecord(doc: EventRecord | null, e: CausedEvent | Deli
     case 'WebhookDeliveryScheduled': {
       const scheduled = fromEnvelope(e.data, e.data.event, e.data.delivery_id);
       return doc
-        ? extend(doc, {
+        ? update(doc, {
             event: scheduled.event,
             delivery_id: scheduled.delivery_id,
             delivery_status: 'pending' as const,
@@ -109,17 +109,17 @@ export function evolveEventRecord(doc: EventRecord | null, e: CausedEvent | Deli
         : scheduled;
     }
     case 'WebhookAttemptSucceeded':
-      return doc && extend(doc, { delivery_status: 'succeeded' as const, delivery_success: true });
+      return doc && update(doc, { delivery_status: 'succeeded' as const, delivery_success: true });
     case 'WebhookAttemptFailed': {
       if (!doc) return null;
       const retrying = e.data.trigger === 'schedule' && e.data.next_attempt_at !== null;
-      return extend(doc, {
+      return update(doc, {
         delivery_status: retrying ? ('retrying' as const) : doc.delivery_status,
         delivery_success: false,
       });
     }
     case 'WebhookDeliveryFailed':
-      return doc && extend(doc, { delivery_status: 'failed' as const, delivery_success: false });
+      return doc && update(doc, { delivery_status: 'failed' as const, delivery_success: false });
     default:
       return null;
   }
