@@ -25,7 +25,7 @@ describe('shared object helpers', () => {
     expect(copied.nested).toBe(value.nested);
   });
 
-  it('update: given a document, when some fields change, then the result has the same type and field order', () => {
+  it('update: given a document, when some fields change, then the copy has them in the base field order', () => {
     const doc: Delivery = { status: 'pending', attempts: 0 };
     const next: Delivery = update(doc, { status: 'succeeded', attempts: doc.attempts + 1, url: null });
     expect(next).toEqual({ status: 'succeeded', attempts: 1, url: null });
@@ -33,7 +33,7 @@ describe('shared object helpers', () => {
     expect(doc).toEqual({ status: 'pending', attempts: 0 });
   });
 
-  it('update: a misspelled key, a value of the wrong type or undefined for a required field does not compile', () => {
+  it('update: given a document, when a change has a misspelled key, a wrong value or undefined for a required field, then it does not compile', () => {
     const doc: Delivery = { status: 'pending', attempts: 0 };
     // Checked by `npm run typecheck`: each line below fails to compile without its directive.
     // @ts-expect-error misspelled key

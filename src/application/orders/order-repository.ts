@@ -6,7 +6,7 @@ import { handleCommand } from '../command-handler.js';
 import { eventMetadata } from '../event-metadata.js';
 import { orderWebhookTypes, type OrderWebhookType } from '../../domain/webhook/envelope.js';
 import type { CommandContext } from './context.js';
-import { extend } from '../../shared/objects.js';
+import { update } from '../../shared/objects.js';
 
 export interface LoadedOrder {
   state: OrderState;
@@ -86,7 +86,7 @@ export class OrderRepository {
           owner: state.order ?? placedOwner(events),
           at: events[0]!.data.at,
         });
-        return webhookTypesOf(state, events).map((types) => extend(common, { webhook_types: types }));
+        return webhookTypesOf(state, events).map((types) => update(common, { webhook_types: types }));
       },
       ...(options.durability ? { durability: options.durability } : {}),
       // `newStream`: the caller has just made the id up, so there is nothing to read yet; if it is

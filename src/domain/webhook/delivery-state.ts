@@ -92,16 +92,16 @@ export function evolveDelivery(state: DeliveryState | null, event: DeliveryEvent
     case 'WebhookAttemptAbandoned':
       return update(state, { sending: null, abandoned_claims: (state.abandoned_claims ?? 0) + 1 }); // ?? 0: documents folded before the field existed
     case 'WebhookAttemptSucceeded':
-      return update(withAttempt(state, event.data), { status: 'succeeded' as const, next_attempt_at: null });
+      return update(withAttempt(state, event.data), { status: 'succeeded', next_attempt_at: null });
     case 'WebhookAttemptFailed': {
       const next = withAttempt(state, event.data);
       if (event.data.trigger !== 'schedule') return next;
       const due = event.data.next_attempt_at;
-      return update(next, { status: due ? ('retrying' as const) : next.status, next_attempt_at: due });
+      return update(next, { status: due ? 'retrying' : next.status, next_attempt_at: due });
     }
     case 'WebhookDeliveryFailed':
       return update(state, {
-        status: 'failed' as const,
+        status: 'failed',
         next_attempt_at: null,
         updated_at: event.data.at,
         sending: null,

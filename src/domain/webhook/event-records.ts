@@ -104,22 +104,22 @@ export function evolveEventRecord(doc: EventRecord | null, e: CausedEvent | Deli
         ? update(doc, {
             event: scheduled.event,
             delivery_id: scheduled.delivery_id,
-            delivery_status: 'pending' as const,
+            delivery_status: 'pending',
           })
         : scheduled;
     }
     case 'WebhookAttemptSucceeded':
-      return doc && update(doc, { delivery_status: 'succeeded' as const, delivery_success: true });
+      return doc && update(doc, { delivery_status: 'succeeded', delivery_success: true });
     case 'WebhookAttemptFailed': {
       if (!doc) return null;
       const retrying = e.data.trigger === 'schedule' && e.data.next_attempt_at !== null;
       return update(doc, {
-        delivery_status: retrying ? ('retrying' as const) : doc.delivery_status,
+        delivery_status: retrying ? 'retrying' : doc.delivery_status,
         delivery_success: false,
       });
     }
     case 'WebhookDeliveryFailed':
-      return doc && update(doc, { delivery_status: 'failed' as const, delivery_success: false });
+      return doc && update(doc, { delivery_status: 'failed', delivery_success: false });
     default:
       return null;
   }
