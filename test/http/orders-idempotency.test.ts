@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
-import { newKey, orderBody } from '../support/orders.js';
+import { ADDRESS, newKey, orderBody, REEM } from '../support/orders.js';
 import { IdempotencyKeys, idempotencyStream, requestHash } from '../../src/application/orders/idempotency.js';
 import { settledHead } from '../support/webhook-events.js';
 
@@ -123,5 +123,60 @@ describe('POST /v1/orders: idempotency', () => {
     const replay = await post(key, body);
     expect(replay.status).toBe(200);
     expect(replay.body.data.id).toBe('sbx_crashedclaim0000000001');
+  });
+});
+
+describe('POST /v1/orders: idempotency across the processes of the service', () => {
+  /** Another process on the same DATA_DIR and clock: it keeps none of the claims made by `t`. */
+  let other: TestService;
+  beforeAll(async () => {
+    other = await startTestService({ dataDir: t.dataDir, clock: t.clock });
+  });
+  afterAll(() => other?.stop());
+
+  const postTo = (s: TestService, key: string, body: Record<string, unknown>) =>
+    s.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', key).send(body);
+
+  it('when a new key comes, then no stream of that key is read: the claim is appended expecting none', async () => {
+    const reads = vi.spyOn(t.stores.events, 'readStream');
+    try {
+      const key = newKey();
+      expect((await post(key, orderBody())).status).toBe(201);
+      const stream = idempotencyStream('sandbox', p.id, key);
+      expect(reads.mock.calls.filter(([read]) => read === stream)).toEqual([]);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it('when a retry reaches a process that does not keep its claim, then it answers with the order even though the body no longer prices', async () => {
+    const point = { lat: 29.371, lng: 48.077839 }; // about 4 km from the store: in its delivery zone
+    const quote = await t.http.get(`/v1/stores/${REEM.store_id}/delivery-quote`).query(point).set(bearer(p.sandbox));
+    const body = orderBody({ delivery_address: { ...ADDRESS, location: point }, quote_id: quote.body.data.id });
+    const key = newKey();
+    const first = await postTo(t, key, body);
+    expect(first.status).toBe(201);
+    t.clock.advance(10 * 60 * 1000 + 1); // the quote has expired
+    const fresh = await postTo(other, newKey(), body);
+    expect([fresh.status, fresh.body.error.code]).toEqual([409, 'quote_expired']);
+
+    const retry = await postTo(other, key, body);
+    expect([retry.status, retry.headers['idempotent-replayed'], retry.body.data.id]).toEqual([
+      200,
+      'true',
+      first.body.data.id,
+    ]);
+  });
+
+  it('when another body comes with a key claimed by another process, then 409 idempotency_conflict and nothing is written', async () => {
+    const key = newKey();
+    const first = await postTo(t, key, orderBody());
+    expect(first.status).toBe(201);
+    const before = await settledHead(t.service);
+    const valid = await postTo(other, key, orderBody({ reference: 'another' }));
+    expect([valid.status, valid.body.error.code]).toEqual([409, 'idempotency_conflict']);
+    const unpriced = await postTo(other, key, orderBody({ store_id: 'no-such-store' }));
+    expect([unpriced.status, unpriced.body.error.code]).toEqual([409, 'idempotency_conflict']);
+    expect(await t.stores.events.headPosition()).toBe(before);
   });
 });

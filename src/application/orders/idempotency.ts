@@ -50,7 +50,8 @@ function canonicalJson(value: unknown): string {
 
 /**
  * Claims kept per process by default (about 460 bytes each, with the digest of the last matching
- * body): the last second at 500 orders/s. A retry of an older one reads its claim stream instead.
+ * body): the last second at 500 orders/s. A retry of an older one is found when its claim is
+ * refused, and read then.
  */
 export const DEFAULT_KEPT_CLAIMS = 500;
 /**
@@ -136,8 +137,9 @@ export class IdempotencyKeys {
   ): Promise<{ won: boolean; claim: Claim }> {
     const claimed: ClaimEvent = { type: 'IdempotencyKeyClaimed', data: extend(claim, { claimed_at: meta.at }) };
     const handled = await handleCommand(this.store, stream, CLAIMS, (held) => (held ? [] : [claimed]), {
-      // The caller has just found no claim, so the first decision is made without reading. When
-      // another request claims first, the next read finds its claim, and nothing more is decided.
+      // Decided without reading: the caller keeps no claim of this key, and the append expects no
+      // stream. When the key was claimed before (another request, another process, a claim no longer
+      // kept here), the append is refused, the next read finds that claim, and nothing is decided.
       from: { state: null, revision: 'no_stream' },
       read: async () => {
         const held = await this.find(stream);

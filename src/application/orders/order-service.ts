@@ -10,7 +10,7 @@ import { priceOrder, type OrderLineRequest } from '../../domain/order/pricing.js
 import type { Point } from '../../domain/catalog/model.js';
 import { newTimeOrderedId, randomToken } from '../../shared/ids.js';
 import { OrderRepository } from './order-repository.js';
-import { assertSameRequest, IdempotencyKeys, idempotencyStream, requestHash } from './idempotency.js';
+import { assertSameRequest, IdempotencyKeys, idempotencyStream, requestHash, type Claim } from './idempotency.js';
 import type { CommandContext } from './context.js';
 import type { DeliveryQuotes } from './quotes.js';
 import { copy, update } from '../../shared/objects.js';
@@ -94,15 +94,27 @@ export class OrderService {
     input: PlaceOrderInput,
   ): Promise<OrderResult & { created: boolean }> {
     const stream = idempotencyStream(ctx.environment, ctx.partnerId, idempotencyKey);
-    let claim = await this.keys.find(stream);
+    // Only a claim kept in this process is looked at first. Any other is found by the claim's own
+    // append (it expects no stream), inside the log's write transaction: a new key, nearly every
+    // placement, costs no read of its claim stream.
+    let claim = this.keys.known(stream);
     if (claim) {
-      this.keys.assertSameBody(claim, input);
-      const existing = await this.orders.load(claim.order_id);
-      if (existing.state.order) return { order: existing.state.order, created: false };
+      const placed = await this.placedBefore(claim, input);
+      if (placed) return placed;
     }
     const at = this.now();
     const placedAt = new Date(at);
-    const order = this.buildOrder(ctx, claim?.order_id ?? newOrderId(ctx.environment, placedAt), input, placedAt);
+    let order: NewOrder;
+    try {
+      order = this.buildOrder(ctx, claim?.order_id ?? newOrderId(ctx.environment, placedAt), input, placedAt);
+    } catch (err) {
+      // A retry answers with its order even when the body no longer prices (the store has closed
+      // since, the offer or the quote has expired): the claim is looked for before the error is.
+      const stored = claim ? null : await this.keys.find(stream);
+      const placed = stored && (await this.placedBefore(stored, input));
+      if (placed) return placed;
+      throw err;
+    }
     // An id this request made up and claimed has no stream yet; one found in a claim may have.
     let newStream = false;
     if (!claim) {
@@ -133,6 +145,19 @@ export class OrderService {
     );
     const created = handled.events.length > 0;
     return { order: handled.state.order!, ...(created ? { position: handled.position } : {}), created };
+  }
+
+  /**
+   * The order an earlier request with this claim placed; null when there is none yet (a crash
+   * between the claim and the order); idempotency_conflict when `input` is another body.
+   */
+  private async placedBefore(
+    claim: Claim,
+    input: PlaceOrderInput,
+  ): Promise<{ order: OrderView; created: false } | null> {
+    this.keys.assertSameBody(claim, input);
+    const existing = await this.orders.load(claim.order_id);
+    return existing.state.order ? { order: existing.state.order, created: false } : null;
   }
 
   private buildOrder(ctx: PartnerContext, orderId: string, input: PlaceOrderInput, at: Date): NewOrder {
