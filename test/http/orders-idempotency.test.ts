@@ -127,7 +127,11 @@ describe('POST /v1/orders: idempotency', () => {
 });
 
 describe('POST /v1/orders: idempotency across the processes of the service', () => {
-  /** Another process on the same DATA_DIR and clock: it keeps none of the claims made by `t`. */
+  /**
+   * A second service on the same DATA_DIR and clock, as another process would be: it keeps none of
+   * the claims made by `t`. (In this one OS process it also takes over the webhook sender's lease;
+   * no endpoint is registered here, so nothing is sent.)
+   */
   let other: TestService;
   beforeAll(async () => {
     other = await startTestService({ dataDir: t.dataDir, clock: t.clock });
@@ -139,13 +143,19 @@ describe('POST /v1/orders: idempotency across the processes of the service', () 
 
   it('when a new key comes, then no stream of that key is read: the claim is appended expecting none', async () => {
     const reads = vi.spyOn(t.stores.events, 'readStream');
+    const appends = vi.spyOn(t.stores.events, 'append');
     try {
       const key = newKey();
       expect((await post(key, orderBody())).status).toBe(201);
       const stream = idempotencyStream('sandbox', p.id, key);
       expect(reads.mock.calls.filter(([read]) => read === stream)).toEqual([]);
+      const claims = appends.mock.calls.filter(([appended]) => appended === stream);
+      expect(claims.map(([, events, options]) => [events.map((e) => e.type), options?.expectedRevision])).toEqual([
+        [['IdempotencyKeyClaimed'], 'no_stream'],
+      ]);
     } finally {
       reads.mockRestore();
+      appends.mockRestore();
     }
   });
 
@@ -169,14 +179,15 @@ describe('POST /v1/orders: idempotency across the processes of the service', () 
   });
 
   it('when another body comes with a key claimed by another process, then 409 idempotency_conflict and nothing is written', async () => {
-    const key = newKey();
-    const first = await postTo(t, key, orderBody());
-    expect(first.status).toBe(201);
+    const [keyA, keyB] = [newKey(), newKey()];
+    for (const key of [keyA, keyB]) expect((await postTo(t, key, orderBody())).status).toBe(201);
     const before = await settledHead(t.service);
-    const valid = await postTo(other, key, orderBody({ reference: 'another' }));
-    expect([valid.status, valid.body.error.code]).toEqual([409, 'idempotency_conflict']);
-    const unpriced = await postTo(other, key, orderBody({ store_id: 'no-such-store' }));
+    // Each key comes to `other` once, so it keeps no claim of it: the claim is read after pricing
+    // fails for one, and after its claim's append is refused for the other.
+    const unpriced = await postTo(other, keyA, orderBody({ store_id: 'no-such-store' }));
     expect([unpriced.status, unpriced.body.error.code]).toEqual([409, 'idempotency_conflict']);
+    const valid = await postTo(other, keyB, orderBody({ reference: 'another' }));
+    expect([valid.status, valid.body.error.code]).toEqual([409, 'idempotency_conflict']);
     expect(await t.stores.events.headPosition()).toBe(before);
   });
 });

@@ -109,7 +109,8 @@ export class OrderService {
       order = this.buildOrder(ctx, claim?.order_id ?? newOrderId(ctx.environment, placedAt), input, placedAt);
     } catch (err) {
       // A retry answers with its order even when the body no longer prices (the store has closed
-      // since, the offer or the quote has expired): the claim is looked for before the error is.
+      // since, the offer or the quote has expired): the claim is read before the refusal is returned.
+      if (!(err instanceof ApiError)) throw err;
       const stored = claim ? null : await this.keys.find(stream);
       const placed = stored && (await this.placedBefore(stored, input));
       if (placed) return placed;
