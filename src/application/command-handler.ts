@@ -45,6 +45,7 @@ export interface CommandOptions<State, Event> {
    * whose decision was to win a race (a claim) and that must not make it again.
    */
   onConflict?: 'retry' | 'return';
+  /** As in the port; 'ordered' also answers a decision to write nothing, or a refusal, without waiting for the disk. */
   durability?: AppendOptions['durability'];
 }
 
@@ -94,8 +95,21 @@ export async function handleCommand<State, Event extends StreamEvent>(
   for (let attempt = 0; ; attempt++) {
     const { state, revision } = known ?? (await (options.read ? options.read() : readStream(store, streamId, evolver)));
     known = undefined;
-    const events = decide(state);
-    if (events.length === 0) return { conflict: false, state, events, revision, position: undefined };
+    // An answer that rests on what was read and writes nothing (a command an earlier one already
+    // did, or a refusal such as "the order is cancelled") waits until that is durable, as an
+    // append's answer would. A caller asking for 'ordered' takes its answer before the disk anyway.
+    const readIsAnswer = options.durability !== 'ordered';
+    let events: Event[];
+    try {
+      events = decide(state);
+    } catch (err) {
+      if (readIsAnswer) await store.whenDurable();
+      throw err;
+    }
+    if (events.length === 0) {
+      if (readIsAnswer) await store.whenDurable();
+      return { conflict: false, state, events, revision, position: undefined };
+    }
     const metadata = options.metadata(state, events);
     const appendOptions: AppendOptions = { expectedRevision: revision };
     if (options.durability) appendOptions.durability = options.durability;

@@ -304,6 +304,15 @@ export interface EventStore {
   subscribeToAll(options: SubscribeToAllOptions): Subscription;
   /** Position of the newest event (0n when empty): for read-your-writes waits. */
   headPosition(): Promise<bigint>;
+  /**
+   * Resolves once every event a read of this store could return when it was called is durable;
+   * rejects when that cannot be made sure (the disk fails). An answer that rests on a write it
+   * found rather than made (a retry finding its order; a command that decided nothing because an
+   * earlier one already did it) waits for it, as the answer to that write itself did: reads may
+   * return events committed with 'ordered', or by a writer whose sync is still running.
+   * Adapters whose reads return only durable events (EventStoreDB) resolve at once.
+   */
+  whenDurable(): Promise<void>;
   /** Keep only the newest `maxCount` events of a stream (rider positions). */
   setStreamMaxCount(streamId: string, maxCount: number): Promise<void>;
   /** Streams with their last revision, ordered by name (stream browser); a page at a time with `after`. */

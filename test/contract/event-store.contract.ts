@@ -248,6 +248,18 @@ export function eventStoreContract(
       });
     });
 
+    describe('whenDurable', () => {
+      it("resolves after an 'ordered' append with no durable append after it, and again with nothing new", async () => {
+        await store.append(s('idempotency-3'), [ev('KeyClaimed')], {
+          expectedRevision: 'no_stream',
+          durability: 'ordered',
+        });
+        await store.whenDurable();
+        await store.whenDurable();
+        expect(types(await store.readStream(s('idempotency-3')))).toEqual(['KeyClaimed']);
+      });
+    });
+
     describe('atomicity and global order', () => {
       it('an append that fails part-way writes none of its events', async () => {
         await store.append(s('a'), [ev('E0')], { expectedRevision: 'no_stream' });

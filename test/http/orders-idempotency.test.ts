@@ -3,6 +3,7 @@ import { bearer, startTestService, type TestPartner, type TestService } from '..
 import { ADDRESS, newKey, orderBody, REEM } from '../support/orders.js';
 import { IdempotencyKeys, idempotencyStream, requestHash } from '../../src/application/orders/idempotency.js';
 import { settledHead } from '../support/webhook-events.js';
+import { waitFor } from '../support/wait.js';
 
 let t: TestService;
 let p: TestPartner;
@@ -23,8 +24,7 @@ describe('POST /v1/orders: idempotency', () => {
     expect(first.status).toBe(201);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     // Same JSON with keys in another order is the same body.
-    const reordered = Object.fromEntries(Object.entries(orderBody()).reverse());
-    const again = await post(key, reordered);
+    const again = await post(key, reordered(orderBody()));
     expect(again.status).toBe(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body.data.id).toBe(first.body.data.id);
@@ -178,6 +178,46 @@ describe('POST /v1/orders: idempotency across the processes of the service', () 
     ]);
   });
 
+  // At another process the claim's append is refused and the order command decides nothing; here,
+  // the same body in other bytes (members reordered) misses the retry fast path and finds the claim kept.
+  it.each([
+    ['another process', () => other, (body: Record<string, unknown>) => body],
+    ['this process, the body in other bytes', () => t, (body: Record<string, unknown>) => reordered(body)],
+  ])(
+    'when a retry at %s finds the order placed before, then it answers once the log is durable: it acknowledges the order too',
+    async (_where, at, bytes) => {
+      const key = newKey();
+      const first = await postTo(t, key, orderBody());
+      expect(first.status).toBe(201);
+      // Reads see commits whose fsync has not returned; the store's whenDurable waits for one.
+      let release!: () => void;
+      const disk = new Promise<void>((resolve) => (release = resolve));
+      const durable = vi.spyOn(at().stores.events, 'whenDurable').mockImplementation(() => disk);
+      try {
+        let answered = false;
+        const retry = postTo(at(), key, bytes(orderBody())).then((res) => {
+          answered = true;
+          return res;
+        });
+        await waitFor(() => durable.mock.calls.length > 0, {
+          what: 'the retry to wait for the disk',
+          timeoutMs: 5_000,
+        });
+        expect(answered).toBe(false);
+        release();
+        const res = await retry;
+        expect([res.status, res.headers['idempotent-replayed'], res.body.data.id]).toEqual([
+          200,
+          'true',
+          first.body.data.id,
+        ]);
+      } finally {
+        release();
+        durable.mockRestore();
+      }
+    },
+  );
+
   it('when another body comes with a key claimed by another process, then 409 idempotency_conflict and nothing is written', async () => {
     const [keyA, keyB] = [newKey(), newKey()];
     for (const key of [keyA, keyB]) expect((await postTo(t, key, orderBody())).status).toBe(201);
@@ -191,3 +231,18 @@ describe('POST /v1/orders: idempotency across the processes of the service', () 
     expect(await t.stores.events.headPosition()).toBe(before);
   });
 });
+
+/** The same JSON with every object's members in reverse order: equal as data, other bytes. */
+function reordered(value: Record<string, unknown>): Record<string, unknown> {
+  const flip = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(flip)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .reverse()
+              .map(([k, inner]) => [k, flip(inner)]),
+          )
+        : v;
+  return flip(value) as Record<string, unknown>;
+}

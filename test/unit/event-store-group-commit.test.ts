@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GroupCommit, type Durability } from '../../src/adapters/sqlite/event-store-group-commit.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
-import { WrongExpectedRevisionError } from '../../src/ports/event-store.js';
+import { StorageUnavailableError, WrongExpectedRevisionError } from '../../src/ports/event-store.js';
 import { manualDeferral } from '../support/manual-deferral.js';
 
 let dir: string;
@@ -222,6 +222,86 @@ describe('GroupCommit', () => {
       await drained;
       expect(group.visibleHead()).toBeNull();
       db.close();
+    });
+
+    describe('whenDurable: an answer resting on writes it read, not made', () => {
+      const settledFlag = (p: Promise<unknown>) => {
+        const seen = { settled: false };
+        p.then(
+          () => (seen.settled = true),
+          () => (seen.settled = true),
+        );
+        return seen;
+      };
+
+      it("when an 'ordered' commit waits for its deferred fsync, then it is synced at once and the wait ends with that fsync", async () => {
+        const { db, insert, durability, timer, group } = durableGroup();
+        await group.write(() => insert.run('claim'), true);
+        expect(durability.calls).toBe(0);
+        const durable = group.whenDurable();
+        const seen = settledFlag(durable);
+        await tick();
+        expect(durability.calls).toBe(1);
+        expect(timer.waiting).toBe(0);
+        expect(seen.settled).toBe(false);
+        durability.release();
+        await durable;
+        expect(durability.calls).toBe(1);
+        db.close();
+      });
+
+      it('when the fsync of a durable write is running, then the wait ends with it, and a later wait needs no fsync', async () => {
+        const { db, insert, durability, group } = durableGroup();
+        const write = group.write(() => insert.run('order'));
+        await tick();
+        expect(durability.calls).toBe(1);
+        const durable = group.whenDurable();
+        const seen = settledFlag(durable);
+        await tick();
+        expect(seen.settled).toBe(false);
+        durability.release();
+        await Promise.all([write, durable]);
+        await group.whenDurable();
+        expect(durability.calls).toBe(1);
+        db.close();
+      });
+
+      it('when another process has committed since our last fsync, then one fsync, shared by every waiter, covers it', async () => {
+        const { db, insert, durability, group } = durableGroup();
+        const write = group.write(() => insert.run('ours'));
+        await tick();
+        durability.release();
+        await write;
+        insert.run('theirs'); // another connection's commit: none of this group's writes
+        const waits = [group.whenDurable(), group.whenDurable(), group.whenDurable()];
+        const seen = settledFlag(Promise.all(waits));
+        await tick();
+        expect(durability.calls).toBe(2);
+        expect(seen.settled).toBe(false);
+        // A write requested meanwhile is held for the next fsync, as during any other.
+        const held = group.write(() => insert.run('held'));
+        await tick();
+        expect(durability.calls).toBe(2);
+        durability.release();
+        await Promise.all(waits);
+        await tick();
+        expect(durability.calls).toBe(3);
+        durability.release();
+        await held;
+        db.close();
+      });
+
+      it('when the fsync it waits for fails, then it fails with the storage error and trusts no later fsync for it', async () => {
+        const { db, insert, durability, group } = durableGroup();
+        const write = group.write(() => insert.run('order'));
+        await tick();
+        const durable = group.whenDurable();
+        durability.release(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+        await expect(write).rejects.toBeInstanceOf(StorageUnavailableError);
+        await expect(durable).rejects.toBeInstanceOf(StorageUnavailableError);
+        expect(durability.calls).toBe(1); // not retried: a second fsync may not report the lost pages
+        db.close();
+      });
     });
 
     it('when the fsync fails, then the writes it covered are rejected (their durability is unknown)', async () => {

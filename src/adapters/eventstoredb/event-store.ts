@@ -202,6 +202,13 @@ export class EsdbEventStore implements EventStore {
     return { stop };
   }
 
+  /**
+   * Nothing to wait for: the leader (the client's default node) shows an event to reads only once a
+   * majority has written it, and nodes write to disk before acknowledging, unless run with `MemDb`
+   * or `UnsafeDisableFlushToDisk` (docs/event-store.md, the adapter's table).
+   */
+  async whenDurable(): Promise<void> {}
+
   async headPosition(): Promise<bigint> {
     try {
       return await this.readHeadPosition();

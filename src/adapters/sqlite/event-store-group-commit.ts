@@ -62,6 +62,14 @@ export class GroupCommit {
   private flushScheduled = false;
   /** While writes await their fsync: the newest position that is durable. */
   private durableHead: bigint | null = null;
+  /**
+   * The log's head when our newest fsync that succeeded began: every commit up to there, another
+   * process's too, is durable (-1 before the first: a previous process's last commits may not be).
+   */
+  private syncedHead = -1n;
+  /** Fsyncs that failed so far, and the last one's error. */
+  private syncFailures = 0;
+  private lastSyncError: unknown;
   /** Cancels the pending sync of commits that hold only 'ordered' writes. */
   private cancelDeferredSync: (() => void) | undefined;
   private readonly commitBatch: Database.Transaction<(batch: Write[]) => Outcome[]>;
@@ -133,6 +141,24 @@ export class GroupCommit {
     this.syncNext();
   }
 
+  /**
+   * Resolves once every commit in the log at the time of the call is durable: this process's (an
+   * 'ordered' one is synced now, not after its deferral) and, on a file other processes share,
+   * theirs (an fsync of the log covers whichever process wrote it). Waiters share the fsync in
+   * flight or start one as any other. Rejects when an fsync fails meanwhile: what it covered may be
+   * what the caller read. For an answer that rests on writes it read, not made (event-store port).
+   */
+  async whenDurable(): Promise<void> {
+    if (!this.durability) return;
+    const head = this.durability.head();
+    const failures = this.syncFailures;
+    while (this.syncedHead < head) {
+      if (this.syncFailures !== failures) throw storageError(this.lastSyncError, STORE);
+      if (!this.syncing) this.syncNext(true, true);
+      await this.syncing;
+    }
+  }
+
   /** Resolves once every commit made so far is durable (close() waits for it). */
   async drain(): Promise<void> {
     this.syncNext(true);
@@ -142,9 +168,12 @@ export class GroupCommit {
     }
   }
 
-  /** Starts the fsync of what is committed, unless only 'ordered' writes wait for it (then later). */
-  private syncNext(now = false): void {
-    if (this.syncing || this.unsynced.length === 0 || !this.durability) return;
+  /**
+   * Starts the fsync of what is committed, unless only 'ordered' writes wait for it (then later).
+   * `evenIfNoneWaits`: also when nothing of this process's waits (another process's commits).
+   */
+  private syncNext(now = false, evenIfNoneWaits = false): void {
+    if (this.syncing || !this.durability || (this.unsynced.length === 0 && !evenIfNoneWaits)) return;
     if (!now && this.unsynced.every(({ batch }) => batch.every((w) => w.ordered))) {
       this.cancelDeferredSync ??= this.deferral.schedule(() => {
         this.cancelDeferredSync = undefined;
@@ -162,10 +191,13 @@ export class GroupCommit {
       .then(
         () => {
           this.durableHead = this.unsynced.length === 0 ? null : head;
+          if (head > this.syncedHead) this.syncedHead = head;
           this.settle(covered);
         },
         (error: unknown) => {
           // Whether the disk has these writes is unknown: the callers hear so (and retry, as the spec asks).
+          this.syncFailures++;
+          this.lastSyncError = error;
           this.durableHead = this.unsynced.length === 0 ? null : head;
           for (const { batch } of covered) for (const w of batch) if (!w.ordered) w.reject(storageError(error, STORE));
           this.afterCommit();

@@ -260,6 +260,15 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
+  /**
+   * Reads see commits whose fsync has not returned: GroupCommit.whenDurable waits for one. At
+   * synchronous=NORMAL there is no fsync to wait for (that setting promises nothing on power loss);
+   * at FULL on a temporary or in-memory log, SQLite syncs each commit itself.
+   */
+  whenDurable(): Promise<void> {
+    return this.writes.whenDurable();
+  }
+
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const from = options.fromRevision ?? (options.backwards ? MAX_REVISION : 0);
     const limit = options.maxCount;

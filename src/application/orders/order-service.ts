@@ -73,6 +73,7 @@ export class OrderService {
    * `place`. The HTTP edge's fast path for retries; a placement itself never sees the bytes.
    */
   async replay(ctx: PartnerContext, idempotencyKey: string, received: string): Promise<OrderView | null> {
+    // No wait for the disk here: a body is remembered only after `place` answered, durably.
     const claim = this.keys.retry(idempotencyStream(ctx.environment, ctx.partnerId, idempotencyKey), received);
     return claim ? (await this.orders.load(claim.order_id)).state.order : null;
   }
@@ -158,7 +159,10 @@ export class OrderService {
   ): Promise<{ order: OrderView; created: false } | null> {
     this.keys.assertSameBody(claim, input);
     const existing = await this.orders.load(claim.order_id);
-    return existing.state.order ? { order: existing.state.order, created: false } : null;
+    if (!existing.state.order) return null;
+    // The first request may still be waiting for the disk: this answer acknowledges the order too.
+    await this.deps.events.whenDurable();
+    return { order: existing.state.order, created: false };
   }
 
   private buildOrder(ctx: PartnerContext, orderId: string, input: PlaceOrderInput, at: Date): NewOrder {
