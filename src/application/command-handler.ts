@@ -5,6 +5,7 @@ import {
   type EventMetadata,
   type EventStore,
 } from '../ports/event-store.js';
+import { ApiError } from '../domain/errors.js';
 
 /**
  * One command on one stream, as emmett's CommandHandler: read the stream and fold it, decide,
@@ -103,7 +104,8 @@ export async function handleCommand<State, Event extends StreamEvent>(
     try {
       events = decide(state);
     } catch (err) {
-      if (readIsAnswer) await store.whenDurable();
+      // A refusal; anything else is a fault, thrown at once.
+      if (readIsAnswer && err instanceof ApiError) await store.whenDurable();
       throw err;
     }
     if (events.length === 0) {

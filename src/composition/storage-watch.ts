@@ -7,7 +7,7 @@ import type { Logger } from '../shared/logger.js';
 export const STORAGE_PROBE_STREAM = 'storage-probe';
 
 export interface StorageWatch {
-  /** The event store, with every write's storage failure (and the next success) noted. */
+  /** The event store, with the storage failure of every write and of whenDurable's fsync (and the next success) noted. */
   events: EventStore;
   /**
    * Resolves while writes work. After a write failed with StorageUnavailableError, makes one small
@@ -36,12 +36,15 @@ export function watchStorage(store: EventStore, deps: { clock: Clock; logger: Lo
     noted(() => store.append(streamId, events, options));
   const setStreamMaxCount: EventStore['setStreamMaxCount'] = (streamId, maxCount) =>
     noted(() => store.setStreamMaxCount(streamId, maxCount));
+  // Its fsync fails as a write's does.
+  const whenDurable: EventStore['whenDurable'] = () => noted(() => store.whenDurable());
   // Bound once per member, and again if the store's member is replaced.
   const bound = new Map<PropertyKey, { of: unknown; fn: unknown }>();
   const events = new Proxy(store, {
     get(target, prop) {
       if (prop === 'append') return append;
       if (prop === 'setStreamMaxCount') return setStreamMaxCount;
+      if (prop === 'whenDurable') return whenDurable;
       const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       let entry = bound.get(prop);

@@ -3,7 +3,7 @@ import { bearer, startTestService, type TestPartner, type TestService } from '..
 import { ADDRESS, newKey, orderBody, REEM } from '../support/orders.js';
 import { IdempotencyKeys, idempotencyStream, requestHash } from '../../src/application/orders/idempotency.js';
 import { settledHead } from '../support/webhook-events.js';
-import { waitFor } from '../support/wait.js';
+import { answeredOnceDurable } from '../support/held-disk.js';
 
 let t: TestService;
 let p: TestPartner;
@@ -189,32 +189,27 @@ describe('POST /v1/orders: idempotency across the processes of the service', () 
       const key = newKey();
       const first = await postTo(t, key, orderBody());
       expect(first.status).toBe(201);
-      // Reads see commits whose fsync has not returned; the store's whenDurable waits for one.
-      let release!: () => void;
-      const disk = new Promise<void>((resolve) => (release = resolve));
-      const durable = vi.spyOn(at().stores.events, 'whenDurable').mockImplementation(() => disk);
-      try {
-        let answered = false;
-        const retry = postTo(at(), key, bytes(orderBody())).then((res) => {
-          answered = true;
-          return res;
-        });
-        await waitFor(() => durable.mock.calls.length > 0, {
-          what: 'the retry to wait for the disk',
-          timeoutMs: 5_000,
-        });
-        expect(answered).toBe(false);
-        release();
-        const res = await retry;
-        expect([res.status, res.headers['idempotent-replayed'], res.body.data.id]).toEqual([
-          200,
-          'true',
-          first.body.data.id,
-        ]);
-      } finally {
-        release();
-        durable.mockRestore();
-      }
+      const res = await answeredOnceDurable(at().stores.events, () => postTo(at(), key, bytes(orderBody())));
+      expect([res.status, res.headers['idempotent-replayed'], res.body.data.id]).toEqual([
+        200,
+        'true',
+        first.body.data.id,
+      ]);
+    },
+  );
+
+  it.each([
+    ['another process', () => other],
+    ['this process', () => t],
+  ])(
+    'when another body comes with a key claimed before, at %s, then the 409 waits until the claim is durable',
+    async (_where, at) => {
+      const key = newKey();
+      expect((await postTo(t, key, orderBody())).status).toBe(201);
+      const res = await answeredOnceDurable(at().stores.events, () =>
+        postTo(at(), key, orderBody({ reference: 'another' })),
+      );
+      expect([res.status, res.body.error.code]).toEqual([409, 'idempotency_conflict']);
     },
   );
 

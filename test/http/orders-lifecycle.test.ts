@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import supertest from 'supertest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
@@ -13,6 +13,7 @@ import {
   placedOrder,
 } from '../support/api-spec.js';
 import { waitFor } from '../support/wait.js';
+import { answeredOnceDurable } from '../support/held-disk.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 let t: TestService;
@@ -58,31 +59,16 @@ const cancel = (id: string, key = p.sandbox) =>
 const get = (id: string, key = p.sandbox) => t.http.get(`/v1/orders/${id}`).set(bearer(key));
 
 describe('cancel', () => {
-  it('when a repeat is refused because the first cancel holds, then the refusal waits until that is durable', async () => {
-    const placed = await place(p.sandbox);
+  it('when a request is refused on what it read (a repeat cancel, a payment of a cancelled order), then the refusal waits until that is durable', async () => {
+    const placed = await place(p.sandbox, { payment_method: 'card' });
     expect((await cancel(placed)).status).toBe(200);
-    // Reads see commits whose fsync has not returned; the store's whenDurable waits for one. "The
-    // order is cancelled" acknowledges the first cancel as much as its own 200 did.
-    let release!: () => void;
-    const disk = new Promise<void>((resolve) => (release = resolve));
-    const durable = vi.spyOn(t.stores.events, 'whenDurable').mockImplementation(() => disk);
-    try {
-      let answered = false;
-      const again = cancel(placed).then((res) => {
-        answered = true;
-        return res;
-      });
-      await waitFor(() => durable.mock.calls.length > 0, {
-        what: 'the refusal to wait for the disk',
-        timeoutMs: 5_000,
-      });
-      expect(answered).toBe(false);
-      release();
-      expect((await again).body.error.code).toBe('order_not_cancellable');
-    } finally {
-      release();
-      durable.mockRestore();
-    }
+    // "The order is cancelled" acknowledges the first cancel as much as its own 200 did.
+    const again = await answeredOnceDurable(t.stores.events, () => cancel(placed));
+    expect([again.status, again.body.error.code]).toEqual([409, 'order_not_cancellable']);
+    const pay = await answeredOnceDurable(t.stores.events, () =>
+      t.http.post(`/v1/orders/${placed}/payment`).set(bearer(p.sandbox)).send({}),
+    );
+    expect([pay.status, pay.body.error.code]).toEqual([409, 'invalid_transition']);
   });
 
   it('when the order is placed or confirmed, then cancel answers 200 with the cancelled order; a repeat is 409', async () => {

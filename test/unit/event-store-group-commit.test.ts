@@ -291,6 +291,20 @@ describe('GroupCommit', () => {
         db.close();
       });
 
+      it("when an 'ordered' commit comes during its fsync after another process's, then readers' limit does not move back when it ends", async () => {
+        const { db, insert, durability, group } = durableGroup();
+        insert.run('theirs'); // head 1
+        const durable = group.whenDurable(); // an fsync that covers up to 1
+        await tick();
+        insert.run('theirs again'); // head 2: another process's, acknowledged after its own fsync
+        await group.write(() => insert.run('ours'), true); // answered at its commit
+        expect(group.visibleHead()).toBe(2n); // every commit but ours
+        durability.release();
+        await durable;
+        expect(group.visibleHead()).toBe(2n);
+        db.close();
+      });
+
       it('when the fsync it waits for fails, then it fails with the storage error and trusts no later fsync for it', async () => {
         const { db, insert, durability, group } = durableGroup();
         const write = group.write(() => insert.run('order'));

@@ -183,14 +183,15 @@ export class GroupCommit {
     }
     this.cancelDeferredSync?.();
     this.cancelDeferredSync = undefined;
+    // The head first: if reading it throws, the commits still wait for a sync.
+    const head = this.durability.head();
     const covered = this.unsynced;
     this.unsynced = [];
-    const head = this.durability.head();
     this.syncing = this.durability
       .sync()
       .then(
         () => {
-          this.durableHead = this.unsynced.length === 0 ? null : head;
+          this.durableHead = this.unsynced.length === 0 ? null : this.atLeast(head);
           if (head > this.syncedHead) this.syncedHead = head;
           this.settle(covered);
         },
@@ -198,7 +199,7 @@ export class GroupCommit {
           // Whether the disk has these writes is unknown: the callers hear so (and retry, as the spec asks).
           this.syncFailures++;
           this.lastSyncError = error;
-          this.durableHead = this.unsynced.length === 0 ? null : head;
+          this.durableHead = this.unsynced.length === 0 ? null : this.atLeast(head);
           for (const { batch } of covered) for (const w of batch) if (!w.ordered) w.reject(storageError(error, STORE));
           this.afterCommit();
         },
@@ -209,6 +210,15 @@ export class GroupCommit {
         if (this.queue.length > 0) this.flush();
         else this.syncNext();
       });
+  }
+
+  /**
+   * The readers' limit after a sync that covered up to `head`: never lower than it was. A sync
+   * started with nothing of ours waiting (whenDurable) may end below a limit an 'ordered' commit
+   * made meanwhile set from the log's head, which another process's commits had moved on.
+   */
+  private atLeast(head: bigint): bigint {
+    return this.durableHead !== null && this.durableHead > head ? this.durableHead : head;
   }
 
   private settle(committed: Committed[]): void {

@@ -133,7 +133,11 @@ export class OrderService {
         },
       );
       claim = result.claim;
-      assertSameRequest(claim, hash);
+      try {
+        assertSameRequest(claim, hash);
+      } catch (err) {
+        return this.refuse(err);
+      }
       newStream = result.won;
       order.order_id = claim.order_id;
     }
@@ -157,12 +161,25 @@ export class OrderService {
     claim: Claim,
     input: PlaceOrderInput,
   ): Promise<{ order: OrderView; created: false } | null> {
-    this.keys.assertSameBody(claim, input);
+    try {
+      this.keys.assertSameBody(claim, input);
+    } catch (err) {
+      return this.refuse(err);
+    }
     const existing = await this.orders.load(claim.order_id);
     if (!existing.state.order) return null;
     // The first request may still be waiting for the disk: this answer acknowledges the order too.
     await this.deps.events.whenDurable();
     return { order: existing.state.order, created: false };
+  }
+
+  /**
+   * A refusal that rests on what was read (a claim, an order's state, either maybe not yet on disk)
+   * acknowledges it as an answer would: thrown once that is durable, as handleCommand does.
+   */
+  private async refuse(error: unknown): Promise<never> {
+    await this.deps.events.whenDurable();
+    throw error;
   }
 
   private buildOrder(ctx: PartnerContext, orderId: string, input: PlaceOrderInput, at: Date): NewOrder {
@@ -230,7 +247,7 @@ export class OrderService {
   async paymentLink(ctx: PartnerContext, orderId: string): Promise<{ order: OrderView; link: PaymentLink }> {
     const { state } = await this.orders.load(orderId);
     const order = ownedBy(ctx, state, orderId);
-    if (!awaitsPayment(state)) throw notPayable(order);
+    if (!awaitsPayment(state)) return this.refuse(notPayable(order));
     const link = await this.deps.payments.createLink({
       order_id: order.order_id,
       environment: order.environment,

@@ -1,0 +1,27 @@
+import { vi } from 'vitest';
+import type { EventStore } from '../../src/ports/event-store.js';
+import { waitFor } from './wait.js';
+
+/**
+ * Sends a request while `events.whenDurable()` is held, as if the sync covering what the request
+ * reads were still running; fails unless the request waits for it and answers only once released.
+ */
+export async function answeredOnceDurable<T>(events: EventStore, send: () => PromiseLike<T>): Promise<T> {
+  let release!: () => void;
+  const disk = new Promise<void>((resolve) => (release = resolve));
+  const durable = vi.spyOn(events, 'whenDurable').mockImplementation(() => disk);
+  try {
+    let answered = false;
+    const answer = Promise.resolve(send()).then((res) => {
+      answered = true;
+      return res;
+    });
+    await waitFor(() => durable.mock.calls.length > 0, { what: 'the answer to wait for the disk', timeoutMs: 5_000 });
+    if (answered) throw new Error('answered before the disk');
+    release();
+    return await answer;
+  } finally {
+    release();
+    durable.mockRestore();
+  }
+}
