@@ -7,7 +7,7 @@ import type { Logger } from '../shared/logger.js';
 export const STORAGE_PROBE_STREAM = 'storage-probe';
 
 export interface StorageWatch {
-  /** The event store, with the storage failure of every write and of whenDurable's fsync (and the next success) noted. */
+  /** The event store, with every write's storage failure (and the next success) noted, and whenDurable's failures. */
   events: EventStore;
   /**
    * Resolves while writes work. After a write failed with StorageUnavailableError, makes one small
@@ -19,25 +19,29 @@ export interface StorageWatch {
 
 export function watchStorage(store: EventStore, deps: { clock: Clock; logger: Logger }): StorageWatch {
   let failure: StorageUnavailableError | null = null;
+  const failed = (err: unknown): never => {
+    if (err instanceof StorageUnavailableError && !failure)
+      deps.logger.error({ err }, 'event store writes fail: storage unavailable');
+    if (err instanceof StorageUnavailableError) failure = err;
+    throw err;
+  };
   const noted = async <T>(write: () => Promise<T>): Promise<T> => {
+    let result: T;
     try {
-      const result = await write();
-      if (failure) deps.logger.info({ after: failure.message }, 'event store writes work again');
-      failure = null;
-      return result;
+      result = await write();
     } catch (err) {
-      if (err instanceof StorageUnavailableError && !failure)
-        deps.logger.error({ err }, 'event store writes fail: storage unavailable');
-      if (err instanceof StorageUnavailableError) failure = err;
-      throw err;
+      return failed(err);
     }
+    if (failure) deps.logger.info({ after: failure.message }, 'event store writes work again');
+    failure = null;
+    return result;
   };
   const append: EventStore['append'] = (streamId, events, options) =>
     noted(() => store.append(streamId, events, options));
   const setStreamMaxCount: EventStore['setStreamMaxCount'] = (streamId, maxCount) =>
     noted(() => store.setStreamMaxCount(streamId, maxCount));
-  // Its fsync fails as a write's does.
-  const whenDurable: EventStore['whenDurable'] = () => noted(() => store.whenDurable());
+  // Its fsync fails as a write's does; a wait that needed no fsync says nothing about writes.
+  const whenDurable: EventStore['whenDurable'] = () => store.whenDurable().catch(failed);
   // Bound once per member, and again if the store's member is replaced.
   const bound = new Map<PropertyKey, { of: unknown; fn: unknown }>();
   const events = new Proxy(store, {

@@ -307,9 +307,9 @@ export interface EventStore {
   /**
    * Resolves once every event a read of this store could return when it was called is durable;
    * rejects when that cannot be made sure (the disk fails). An answer that rests on a write it
-   * found rather than made (a retry finding its order; a command that decided nothing because an
-   * earlier one already did it) waits for it, as the answer to that write itself did: reads may
-   * return events committed with 'ordered', or by a writer whose sync is still running.
+   * found rather than made (a retry finding its order; a command that decided nothing, or was
+   * refused, because of what an earlier one did) waits for it, as that write's own answer did:
+   * reads may return events committed with 'ordered', or by a writer whose sync is still running.
    * Adapters whose reads return only durable events (EventStoreDB) resolve at once.
    */
   whenDurable(): Promise<void>;
