@@ -5,6 +5,7 @@ import { waitFor } from './wait.js';
 /**
  * Sends a request while `events.whenDurable()` is held, as if the sync covering what the request
  * reads were still running; fails unless the request waits for it and answers only once released.
+ * The bound on reaching the wait only catches a hang, within vitest's 20 s per test.
  */
 export async function answeredOnceDurable<T>(events: EventStore, send: () => PromiseLike<T>): Promise<T> {
   let release!: () => void;
@@ -16,7 +17,7 @@ export async function answeredOnceDurable<T>(events: EventStore, send: () => Pro
       answered = true;
       return res;
     });
-    await waitFor(() => durable.mock.calls.length > 0, { what: 'the answer to wait for the disk', timeoutMs: 5_000 });
+    await waitFor(() => durable.mock.calls.length > 0, { what: 'the answer to wait for the disk', timeoutMs: 15_000 });
     if (answered) throw new Error('answered before the disk');
     release();
     return await answer;
