@@ -29,9 +29,11 @@ import type { EventFilter } from './event-filter.js';
  *   (so they may still appear in readAll there until a scavenge).
  * - Consumer groups are at-least-once. 'ack' settles an event; 'retry' (or a thrown handler)
  *   re-delivers the same event with retryCount + 1, and parks it once retryCount has reached
- *   maxRetries (default 10); 'park' parks it at once. A new group starts at the beginning of the
- *   log. Delivery is sequential and in global order (EventStoreDB: one consumer with buffer size 1,
- *   so order holds as long as one process consumes the group).
+ *   maxRetries (default 10); 'park' parks it at once. The embedded store counts no retry for a
+ *   handler's StorageUnavailableError (it delivers the event again after a growing wait);
+ *   EventStoreDB counts each. A new group starts at the beginning of the log. Delivery is
+ *   sequential and in global order (EventStoreDB: one consumer with buffer size 1, so order holds
+ *   as long as one process consumes the group).
  * - Events the service cannot read (another tool's non-JSON events in EventStoreDB) are skipped and
  *   logged by every read, subscription and consumer group; they never stop the read side.
  * - EventStoreDB can read the log only from an event's position: a read after any other position

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   consumerGroupLag,
+  StorageUnavailableError,
   type AppendOptions,
   type ConsumerGroup,
   type ConsumerOutcome,
@@ -109,6 +110,9 @@ export class WebhookDispatcher {
         'webhook dispatch failed; retrying',
       );
       await sleep(backoffMs(retryCount), undefined, { signal: this.stopping.signal }).catch(() => undefined);
+      // Thrown, not 'retry': the embedded store's group then counts no retry for a storage outage
+      // (a full disk, a failed sync), which would otherwise park the event after MAX_RETRIES.
+      if (err instanceof StorageUnavailableError) throw err;
       return 'retry';
     }
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import { StorageUnavailableError } from '../../src/ports/event-store.js';
 import { ev, eventually } from '../contract/event-store.contract.js';
 import { manualDeferral } from '../support/manual-deferral.js';
 
@@ -112,4 +113,42 @@ describe('SQLite consumer group positions, several in flight', () => {
       await other.close();
     }
   });
+});
+
+describe('SQLite consumer groups while the store cannot write', () => {
+  const cannotWrite = () => new StorageUnavailableError('event store', 'io', { cause: new Error('EIO') });
+
+  for (const concurrency of [1, 4]) {
+    it(`when the handler fails because the store cannot write, then no retry is counted and the event comes again, not parked (concurrency ${concurrency})`, async () => {
+      const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+      try {
+        const errors: unknown[] = [];
+        const group = store.consumerGroup({
+          group: 'g',
+          filter: { streamPrefixes: ['s-'] },
+          concurrency,
+          maxRetries: 1,
+          onError: (err) => errors.push(err),
+        });
+        let failures = 3;
+        const seen: string[] = [];
+        await group.start(async (e, { retryCount }) => {
+          seen.push(`${e.type}#${retryCount}`);
+          if (e.type === 'A' && failures-- > 0) throw cannotWrite();
+          return 'ack';
+        });
+        const last = (await store.append('s-1', [ev('A'), ev('B')], { expectedRevision: 'no_stream' })).position;
+        await eventually(async () => (await group.position()) === last);
+
+        expect(seen.filter((s) => s.startsWith('A'))).toEqual(['A#0', 'A#0', 'A#0', 'A#0']);
+        expect(seen).toContain('B#0');
+        expect(await group.parked()).toEqual([]);
+        expect(errors).toHaveLength(3);
+        expect(errors.every((e) => e instanceof StorageUnavailableError)).toBe(true);
+        await group.stop();
+      } finally {
+        await store.close();
+      }
+    });
+  }
 });

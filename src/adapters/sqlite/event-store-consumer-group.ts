@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../../shared/clock.js';
-import type {
-  ConsumerGroup,
-  ConsumerGroupOptions,
-  ConsumerHandler,
-  ConsumerOutcome,
-  RecordedEvent,
+import {
+  StorageUnavailableError,
+  type ConsumerGroup,
+  type ConsumerGroupOptions,
+  type ConsumerHandler,
+  type ConsumerOutcome,
+  type RecordedEvent,
 } from '../../ports/event-store.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow, type PageReader } from './event-store-reader.js';
 import type { Wakeup } from './event-store-wakeup.js';
@@ -21,6 +22,8 @@ export const DEFAULT_MAX_RETRIES = 10;
  * persistent subscription later still); stop() writes what is pending.
  */
 export const POSITION_WRITE_DELAY_MS = 100;
+/** The longest wait between deliveries while the store cannot write (it doubles from the poll interval). */
+export const MAX_STORAGE_WAIT_MS = 5_000;
 
 export interface ConsumerGroupDeps {
   db: Database.Database;
@@ -148,6 +151,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     // Read at the start: while it runs, this consumer alone moves the group's position. After a
     // failure it goes on from what it has settled.
     let checkpoint: bigint | undefined;
+    let storageWaitMs = 0;
     while (!this.stopped) {
       const seen = wakeup.current;
       try {
@@ -161,6 +165,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
             retries.set(BigInt(r.position), r.retry_count);
         }
         if (!(await this.deliverPage(page.events, handler, retries))) return;
+        storageWaitMs = 0;
         // Events the filter skipped move the position too, so a restart does not rescan them.
         if (page.scannedTo > checkpoint) this.advance(page.scannedTo);
         checkpoint = page.scannedTo;
@@ -169,7 +174,12 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         this.report(err);
         // Events of the failed page may have been settled one by one: go on from the settled position.
         checkpoint = undefined;
-        if (!this.stopped) await wakeup.wait(pollMs, wakeup.current);
+        // While the store cannot write, each attempt fails alike: wait longer each time.
+        storageWaitMs =
+          err instanceof StorageUnavailableError
+            ? Math.min(Math.max(pollMs, storageWaitMs * 2), MAX_STORAGE_WAIT_MS)
+            : 0;
+        if (!this.stopped) await wakeup.wait(storageWaitMs || pollMs, wakeup.current);
       }
     }
   }
@@ -214,6 +224,9 @@ export class SqliteConsumerGroup implements ConsumerGroup {
       try {
         outcome = await handler(event, { retryCount });
       } catch (err) {
+        // A store that cannot write (a full disk, a failed sync) is not the event's fault: no retry
+        // is counted toward parking it; run() waits and delivers it again.
+        if (err instanceof StorageUnavailableError) throw err;
         this.report(err);
         outcome = 'retry';
       }
