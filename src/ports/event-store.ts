@@ -149,13 +149,14 @@ export class LogPositionError extends Refusal {
  * A store cannot do its work because its storage is full or failing (disk full, I/O errors, a
  * server that cannot be reached). Every adapter maps its own such errors to this class, so the
  * layers above tell it from a bug without knowing the store: the request may succeed later, once
- * an operator has freed space or the store is back. `reason` says which.
+ * an operator has freed space, the store is back or, after a failed sync of the embedded log, the
+ * service has been restarted. `reason` says which.
  */
 export class StorageUnavailableError extends Error {
   override readonly name = 'StorageUnavailableError';
   constructor(
     readonly store: string,
-    readonly reason: 'full' | 'io' | 'unreachable',
+    readonly reason: 'full' | 'io' | 'unreachable' | 'unsynced',
     options: { cause: unknown },
   ) {
     super(`the ${store} ${STORAGE_FAILURES[reason]}${codeOf(options.cause)}`, options);
@@ -166,6 +167,7 @@ const STORAGE_FAILURES = {
   full: 'cannot write: its storage is full',
   io: 'cannot read or write: its storage reports I/O errors',
   unreachable: 'cannot be reached',
+  unsynced: 'refuses writes until the service restarts: an fsync of its log failed',
 } as const;
 
 function codeOf(cause: unknown): string {

@@ -172,19 +172,16 @@ describe('GroupCommit', () => {
       db.close();
     });
 
-    it("when the fsync covering an 'ordered' write fails, then the write depending on it is not acknowledged", async () => {
+    it("when the fsync covering an 'ordered' write fails, then the write depending on it is refused, not committed", async () => {
       const { db, insert, durability, timer, group } = durableGroup();
       await group.write(() => insert.run('claim'), true);
       timer.due();
-      let orderAnswered = false;
-      const order = group.write(() => insert.run('order')).then(() => (orderAnswered = true));
+      const order = group.write(() => insert.run('order')); // held while the claim's fsync runs
       await tick();
       durability.release(new Error('EIO')); // the claim's fsync fails: the claim was already answered
-      await tick();
-      expect(orderAnswered).toBe(false);
-      durability.release();
-      await order;
-      expect(group.visibleHead()).toBeNull();
+      await expect(order).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['claim']);
+      expect(durability.calls).toBe(1);
       db.close();
     });
 
@@ -305,7 +302,7 @@ describe('GroupCommit', () => {
         db.close();
       });
 
-      it('when the fsync it waits for fails, then it fails with the storage error and trusts no later fsync for it', async () => {
+      it('when the fsync it waits for fails, then it fails with the storage error, and so does every later wait', async () => {
         const { db, insert, durability, group } = durableGroup();
         const write = group.write(() => insert.run('order'));
         await tick();
@@ -313,18 +310,56 @@ describe('GroupCommit', () => {
         durability.release(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
         await expect(write).rejects.toBeInstanceOf(StorageUnavailableError);
         await expect(durable).rejects.toBeInstanceOf(StorageUnavailableError);
+        await expect(group.whenDurable()).rejects.toThrow(/restarts: an fsync of its log failed \(EIO\)/);
         expect(durability.calls).toBe(1); // not retried: a second fsync may not report the lost pages
         db.close();
       });
     });
 
-    it('when the fsync fails, then the writes it covered are rejected (their durability is unknown)', async () => {
+    it('when the fsync fails, then the writes it covered are rejected (their durability is unknown) and readers see none of them', async () => {
       const { db, insert, durability, group } = durableGroup();
       const write = group.write(() => insert.run('a'));
       await tick();
       durability.release(new Error('EIO'));
-      await expect(write).rejects.toThrow('EIO');
-      expect(group.visibleHead()).toBeNull();
+      const refused = await write.catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(StorageUnavailableError);
+      expect((refused as StorageUnavailableError).reason).toBe('unsynced');
+      expect((refused as Error).cause).toEqual(new Error('EIO'));
+      expect(group.visibleHead()).toBe(0n);
+      db.close();
+    });
+
+    it('when an fsync has failed, then every later write is refused without a commit or an fsync, until a restart', async () => {
+      const { db, insert, durability, group } = durableGroup();
+      const first = group.write(() => insert.run('a'));
+      await tick();
+      durability.release(new Error('EIO'));
+      await expect(first).rejects.toBeInstanceOf(StorageUnavailableError);
+      // The disk would now report clean: nothing is written on that word.
+      for (const ordered of [false, true])
+        await expect(group.write(() => insert.run('later'), ordered)).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a']);
+      expect(durability.calls).toBe(1);
+      await group.drain(); // close() does not wait for an fsync that will not come
+      db.close();
+    });
+
+    it('when writes commit while the fsync that fails runs, then they are refused too, not acknowledged by a later fsync', async () => {
+      const { db, insert, durability, group } = durableGroup();
+      const first = group.write(() => insert.run('a'));
+      await tick();
+      expect(durability.calls).toBe(1);
+      // An 'ordered' write commits during the fsync, and the durable one queued beside it with it.
+      const durable = group.write(() => insert.run('b'));
+      const claim = group.write(() => insert.run('claim'), true);
+      await claim;
+      expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a', 'b', 'claim']);
+      durability.release(new Error('EIO'));
+      await expect(first).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(durable).rejects.toBeInstanceOf(StorageUnavailableError);
+      await tick();
+      expect(durability.calls).toBe(1);
+      expect(group.visibleHead()).toBe(0n);
       db.close();
     });
   });

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { StorageUnavailableError } from '../../ports/event-store.js';
 import { storageError } from './storage-errors.js';
 
 /** Errors of a full or failing disk reach callers as the port's StorageUnavailableError, naming this store. */
@@ -54,6 +55,14 @@ export interface Durability {
  * no durable write follows within `orderedSyncDelayMs`, a sync of its own makes it durable and
  * visible to the log's readers, so a reaction written 'ordered' (auto-accept's acceptance) is seen
  * at most that much later on an idle service.
+ *
+ * An fsync that fails ends writing until the process restarts. Whether the disk has what it covered
+ * is unknown, and a later fsync proves nothing: Linux may drop the pages whose write-back failed
+ * and report the next fsync clean, and SQLite's recovery of the log stops at the first frame it
+ * cannot verify, so a power loss would take every later commit with the lost one. From then on
+ * every write and every wait for durability is refused with the port's StorageUnavailableError
+ * (`unsynced`), and the readers' limit stays where it was; a restart recovers the log from what
+ * the disk holds.
  */
 export class GroupCommit {
   private queue: Write[] = [];
@@ -67,9 +76,8 @@ export class GroupCommit {
    * process's too, is durable (-1 before the first: a previous process's last commits may not be).
    */
   private syncedHead = -1n;
-  /** Fsyncs that failed so far, and the last one's error. */
-  private syncFailures = 0;
-  private lastSyncError: unknown;
+  /** Set when an fsync fails: what every later write and wait is refused with. */
+  private syncFailed: StorageUnavailableError | undefined;
   /** Cancels the pending sync of commits that hold only 'ordered' writes. */
   private cancelDeferredSync: (() => void) | undefined;
   private readonly commitBatch: Database.Transaction<(batch: Write[]) => Outcome[]>;
@@ -125,6 +133,10 @@ export class GroupCommit {
       for (const w of batch) w.reject(new Error('the event store is closed'));
       return;
     }
+    if (this.syncFailed) {
+      for (const w of batch) w.reject(this.syncFailed);
+      return;
+    }
     if (this.durability && this.durableHead === null) this.durableHead = this.durability.head();
     let outcomes: Outcome[];
     try {
@@ -145,15 +157,14 @@ export class GroupCommit {
    * Resolves once every commit in the log at the time of the call is durable: this process's (an
    * 'ordered' one is synced now, not after its deferral) and, on a file other processes share,
    * theirs (an fsync of the log covers whichever process wrote it). Waiters share the fsync in
-   * flight or start one as any other. Rejects when an fsync fails meanwhile: what it covered may be
-   * what the caller read. For an answer that rests on writes it read, not made (event-store port).
+   * flight or start one as any other. Rejects once an fsync has failed: what it covered may be what
+   * the caller read. For an answer that rests on writes it read, not made (event-store port).
    */
   async whenDurable(): Promise<void> {
     if (!this.durability) return;
     const head = this.durability.head();
-    const failures = this.syncFailures;
     while (this.syncedHead < head) {
-      if (this.syncFailures !== failures) throw storageError(this.lastSyncError, STORE);
+      if (this.syncFailed) throw this.syncFailed;
       if (!this.syncing) this.syncNext(true, true);
       await this.syncing;
     }
@@ -173,7 +184,7 @@ export class GroupCommit {
    * `evenIfNoneWaits`: also when nothing of this process's waits (another process's commits).
    */
   private syncNext(now = false, evenIfNoneWaits = false): void {
-    if (this.syncing || !this.durability || (this.unsynced.length === 0 && !evenIfNoneWaits)) return;
+    if (this.syncing || this.syncFailed || !this.durability || (this.unsynced.length === 0 && !evenIfNoneWaits)) return;
     if (!now && this.unsynced.every(({ batch }) => batch.every((w) => w.ordered))) {
       this.cancelDeferredSync ??= this.deferral.schedule(() => {
         this.cancelDeferredSync = undefined;
@@ -196,11 +207,15 @@ export class GroupCommit {
           this.settle(covered);
         },
         (error: unknown) => {
-          // Whether the disk has these writes is unknown: the callers hear so (and retry, as the spec asks).
-          this.syncFailures++;
-          this.lastSyncError = error;
-          this.durableHead = this.unsynced.length === 0 ? null : this.atLeast(head);
-          for (const { batch } of covered) for (const w of batch) if (!w.ordered) w.reject(storageError(error, STORE));
+          // Writing ends here (see the class comment). The callers hear that whether the disk has
+          // their writes is unknown, and retry, as the spec asks; so do those committed meanwhile,
+          // which no fsync will cover now. What readers see stays as it was.
+          const failed = (this.syncFailed = new StorageUnavailableError(STORE, 'unsynced', { cause: error }));
+          const refused = [...covered, ...this.unsynced];
+          this.unsynced = [];
+          this.cancelDeferredSync?.();
+          this.cancelDeferredSync = undefined;
+          for (const { batch } of refused) for (const w of batch) if (!w.ordered) w.reject(failed);
           this.afterCommit();
         },
       )
