@@ -12,7 +12,9 @@ export interface StorageWatch {
   /**
    * Resolves while writes work. After a write failed with StorageUnavailableError, makes one small
    * write itself (StorageProbed) and rejects with its error until one succeeds: a replica a balancer
-   * stopped sending requests to still finds out when space has come back.
+   * stopped sending requests to still finds out when space has come back. Before that, waits for
+   * what the log holds to be durable (`whenDurable`), so a failed sync no answer waited for (the
+   * embedded log's, of 'ordered' commits) fails readiness too.
    */
   check: () => Promise<void>;
 }
@@ -71,7 +73,7 @@ export function watchStorage(store: EventStore, deps: { clock: Clock; logger: Lo
   return {
     events,
     check: async () => {
-      if (!failure) return;
+      if (!failure) return whenDurable();
       // One probe at a time, however many readiness checks arrive.
       probing ??= probe().finally(() => (probing = undefined));
       await probing;

@@ -81,6 +81,7 @@ describe('a failed fsync of the embedded event log', () => {
     expect(before.status).toBe(201);
     placedBefore = before.body.data.id as string;
     await dispatcherIdle(service);
+    await stores.events.whenDurable(); // no earlier commit waits for a sync: the one that fails is the order's
 
     failNextSync();
     const refused = await place(refusedKey);

@@ -151,4 +151,28 @@ describe('SQLite consumer groups while the store cannot write', () => {
       }
     });
   }
+
+  it('when the group stops while a handler fails so, then the event is left for the next start and nothing is reported', async () => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    try {
+      const errors: unknown[] = [];
+      const options = { group: 'g', filter: { streamPrefixes: ['s-'] }, onError: (err: unknown) => errors.push(err) };
+      const group = store.consumerGroup(options);
+      let release: (() => void) | undefined;
+      await group.start(async () => {
+        await new Promise<void>((resolve) => (release = resolve));
+        throw cannotWrite();
+      });
+      await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' });
+      await eventually(() => release !== undefined);
+      const stopping = group.stop();
+      release!();
+      await stopping;
+      expect(errors).toEqual([]);
+      expect(await group.position()).toBe(0n);
+      expect(await group.parked()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
 });

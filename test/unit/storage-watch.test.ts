@@ -21,17 +21,38 @@ const clock = { now: () => new Date('2026-11-28T10:00:00Z') };
 
 describe('storage watch: whenDurable', () => {
   it('when its fsync fails with the storage unavailable, then readiness probes with a write until one works', async () => {
+    let failing = false;
     const { events, appended } = store(() =>
-      Promise.reject(new StorageUnavailableError('event store', 'io', { cause: new Error('EIO') })),
+      failing
+        ? Promise.reject(new StorageUnavailableError('event store', 'io', { cause: new Error('EIO') }))
+        : Promise.resolve(),
     );
     const watch = watchStorage(events, { clock, logger: quiet });
     await watch.check();
     expect(appended).toEqual([]);
+    failing = true;
     await expect(watch.events.whenDurable()).rejects.toBeInstanceOf(StorageUnavailableError);
+    failing = false;
     await watch.check();
     expect(appended).toEqual([STORAGE_PROBE_STREAM]);
     await watch.check();
     expect(appended).toEqual([STORAGE_PROBE_STREAM]); // the probe worked: writes work again
+  });
+
+  it('when no write has failed but what the log holds cannot be made durable, then readiness fails at once', async () => {
+    let failing = true;
+    const { events, appended } = store(() =>
+      failing
+        ? Promise.reject(new StorageUnavailableError('event store', 'unsynced', { cause: new Error('EIO') }))
+        : Promise.resolve(),
+    );
+    const watch = watchStorage(events, { clock, logger: quiet });
+    await expect(watch.check()).rejects.toBeInstanceOf(StorageUnavailableError);
+    expect(appended).toEqual([]);
+    // From then on it probes with a write, as after a refused one.
+    failing = false;
+    await watch.check();
+    expect(appended).toEqual([STORAGE_PROBE_STREAM]);
   });
 
   it('when a write has failed, then a wait that resolves does not count as writes working again', async () => {

@@ -225,8 +225,12 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         outcome = await handler(event, { retryCount });
       } catch (err) {
         // A store that cannot write (a full disk, a failed sync) is not the event's fault: no retry
-        // is counted toward parking it; run() waits and delivers it again.
-        if (err instanceof StorageUnavailableError) throw err;
+        // is counted toward parking it; run() waits and delivers it again (or, stopping, the next
+        // start does).
+        if (err instanceof StorageUnavailableError) {
+          if (this.stopped) return false;
+          throw err;
+        }
         this.report(err);
         outcome = 'retry';
       }
