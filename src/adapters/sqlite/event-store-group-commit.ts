@@ -61,8 +61,8 @@ export interface Durability {
  * and report the next fsync clean, and SQLite's recovery of the log stops at the first frame it
  * cannot verify, so a power loss would take every later commit with the lost one. From then on
  * every write and every wait for durability is refused with the port's StorageUnavailableError
- * (`unsynced`), and the readers' limit stays where it was; a restart recovers the log from what
- * the disk holds.
+ * (`unsynced`), and the readers' limit stays where it was; only a restart makes the log writable
+ * again (reliability.md says what the restarted process reads back).
  */
 export class GroupCommit {
   private queue: Write[] = [];
