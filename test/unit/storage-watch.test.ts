@@ -16,23 +16,30 @@ function store(durable: () => Promise<void>) {
   } as unknown as EventStore;
   return { events, appended };
 }
+/** A whenDurable that fails with StorageUnavailableError (`reason`) while `failing` is set. */
+function failingSync(reason: StorageUnavailableError['reason']) {
+  const disk = {
+    failing: false,
+    whenDurable: () =>
+      disk.failing
+        ? Promise.reject(new StorageUnavailableError('event store', reason, { cause: new Error('EIO') }))
+        : Promise.resolve(),
+  };
+  return disk;
+}
 const quiet = { error: () => undefined, info: () => undefined } as unknown as Logger;
 const clock = { now: () => new Date('2026-11-28T10:00:00Z') };
 
 describe('storage watch: whenDurable', () => {
   it('when its fsync fails with the storage unavailable, then readiness probes with a write until one works', async () => {
-    let failing = false;
-    const { events, appended } = store(() =>
-      failing
-        ? Promise.reject(new StorageUnavailableError('event store', 'io', { cause: new Error('EIO') }))
-        : Promise.resolve(),
-    );
+    const disk = failingSync('io');
+    const { events, appended } = store(disk.whenDurable);
     const watch = watchStorage(events, { clock, logger: quiet });
     await watch.check();
     expect(appended).toEqual([]);
-    failing = true;
+    disk.failing = true;
     await expect(watch.events.whenDurable()).rejects.toBeInstanceOf(StorageUnavailableError);
-    failing = false;
+    disk.failing = false;
     await watch.check();
     expect(appended).toEqual([STORAGE_PROBE_STREAM]);
     await watch.check();
@@ -40,17 +47,14 @@ describe('storage watch: whenDurable', () => {
   });
 
   it('when no write has failed but what the log holds cannot be made durable, then readiness fails at once', async () => {
-    let failing = true;
-    const { events, appended } = store(() =>
-      failing
-        ? Promise.reject(new StorageUnavailableError('event store', 'unsynced', { cause: new Error('EIO') }))
-        : Promise.resolve(),
-    );
+    const disk = failingSync('unsynced');
+    disk.failing = true;
+    const { events, appended } = store(disk.whenDurable);
     const watch = watchStorage(events, { clock, logger: quiet });
     await expect(watch.check()).rejects.toBeInstanceOf(StorageUnavailableError);
     expect(appended).toEqual([]);
     // From then on it probes with a write, as after a refused one.
-    failing = false;
+    disk.failing = false;
     await watch.check();
     expect(appended).toEqual([STORAGE_PROBE_STREAM]);
   });

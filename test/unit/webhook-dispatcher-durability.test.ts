@@ -31,21 +31,27 @@ function recording(events: EventStore): { events: EventStore; asked: () => Array
   return { events: recorded.events, asked };
 }
 
+/** An order placed in the store's log, as the dispatcher's group hands it over. */
+async function placedInLog(): Promise<ReturnType<typeof placedData>> {
+  const placed = placedData();
+  await store.append(
+    `order-${placed.order_id}`,
+    [
+      {
+        type: 'OrderPlaced',
+        data: { ...placed },
+        metadata: { partner_id: placed.partner_id, environment: placed.environment },
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  return placed;
+}
+
 describe('webhook dispatcher: what it waits for', () => {
   it("when an order event is dispatched, then its delivery is recorded with durability 'ordered'; a webhook test from the API waits for the disk", async () => {
     const { events, asked } = recording(store);
-    const placed = placedData();
-    await store.append(
-      `order-${placed.order_id}`,
-      [
-        {
-          type: 'OrderPlaced',
-          data: { ...placed },
-          metadata: { partner_id: placed.partner_id, environment: placed.environment },
-        },
-      ],
-      { expectedRevision: 'no_stream' },
-    );
+    const placed = await placedInLog();
     const [event] = await store.readStream(`order-${placed.order_id}`);
     const endpoint = { url: 'https://partner.example/hooks', events: null };
     const tracked: string[] = [];
@@ -77,18 +83,7 @@ describe('webhook dispatcher: what it waits for', () => {
 
 describe('webhook dispatcher: a storage outage', () => {
   it('when recording a delivery fails because the store cannot write, then its retries count nothing toward parking the event', async () => {
-    const placed = placedData();
-    await store.append(
-      `order-${placed.order_id}`,
-      [
-        {
-          type: 'OrderPlaced',
-          data: { ...placed },
-          metadata: { partner_id: placed.partner_id, environment: placed.environment },
-        },
-      ],
-      { expectedRevision: 'no_stream' },
-    );
+    await placedInLog();
     // The first two delivery records meet a full disk; the third is written.
     let failures = 2;
     const events = new Proxy(store, {
