@@ -7,15 +7,19 @@ export function manualDeferral(delayMs: number): {
   readonly waiting: number;
   /** Every schedule() so far. */
   readonly asked: number;
+  /** The delay each schedule() asked for, in order. */
+  readonly delays: readonly number[];
   due(): void;
 } {
   const waiting = new Set<() => void>();
   let asked = 0;
+  const delays: number[] = [];
   return {
     deferral: {
       delayMs,
-      schedule(run: () => void) {
+      schedule(run: () => void, ms: number) {
         asked++;
+        delays.push(ms);
         const once = () => {
           waiting.delete(once);
           run();
@@ -30,6 +34,7 @@ export function manualDeferral(delayMs: number): {
     get asked() {
       return asked;
     },
+    delays,
     due() {
       for (const run of [...waiting]) run();
     },

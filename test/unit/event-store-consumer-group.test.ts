@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { StorageUnavailableError } from '../../src/ports/event-store.js';
@@ -117,6 +118,134 @@ describe('SQLite consumer group positions, several in flight', () => {
 
 describe('SQLite consumer groups while the store cannot write', () => {
   const cannotWrite = () => new StorageUnavailableError('event store', 'io', { cause: new Error('EIO') });
+
+  /**
+   * A full disk under the group's own writes, made real on its connection alone: a temporary
+   * trigger on `table` writes into a temporary table capped at two pages, so SQLite fails the
+   * write with SQLITE_FULL; the returned function makes room again.
+   */
+  function fillUnder(store: SqliteEventStore, table: string, on: 'INSERT' | 'UPDATE'): () => void {
+    // The test's hook into the real adapter: the connection the store's consumer groups write with.
+    const db = (store as unknown as { bookkeepingDb: Database.Database }).bookkeepingDb;
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS ballast (x BLOB)');
+    db.pragma('temp.max_page_count = 2');
+    db.exec(
+      `CREATE TEMP TRIGGER full_disk BEFORE ${on} ON main.${table} BEGIN INSERT INTO temp.ballast VALUES (zeroblob(100000)); END`,
+    );
+    return () => db.exec('DROP TRIGGER temp.full_disk');
+  }
+  const full = { name: 'StorageUnavailableError', reason: 'full' };
+
+  it("when the group's own write of a retry count meets a full disk, then it reports the store unavailable and counts the retry once there is room", async () => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    try {
+      const errors: unknown[] = [];
+      const group = store.consumerGroup({
+        group: 'g',
+        filter: { streamPrefixes: ['s-'] },
+        onError: (e) => errors.push(e),
+      });
+      const makeRoom = fillUnder(store, 'consumer_group_retries', 'INSERT');
+      const seen: string[] = [];
+      await group.start(async (e, { retryCount }) => {
+        seen.push(`${e.type}#${retryCount}`);
+        return retryCount < 1 ? 'retry' : 'ack';
+      });
+      const last = (await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' })).position;
+      await eventually(() => errors.length >= 2);
+
+      // Given no room for the retry count, then the event comes again with none counted,
+      expect(new Set(seen)).toEqual(new Set(['A#0']));
+      // and the group reports the store as the API does, not SQLite's error.
+      expect(errors.slice(0, 2)).toEqual([expect.objectContaining(full), expect.objectContaining(full)]);
+
+      // When there is room, the retry is counted and the event settled.
+      makeRoom();
+      await eventually(async () => (await group.position()) === last);
+      expect(seen.at(-1)).toBe('A#1');
+      expect(await group.parked()).toEqual([]);
+      await group.stop();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('when the position write meets a full disk, then it reports the store unavailable and tries again later each time', async () => {
+    const writes = manualDeferral(100);
+    const store = new SqliteEventStore({ file: join(dir, 'events.db'), positionWrites: writes.deferral });
+    try {
+      const errors: unknown[] = [];
+      const options = { group: 'g', filter: { streamPrefixes: ['s-'] }, onError: (e: unknown) => errors.push(e) };
+      const group = store.consumerGroup(options);
+      await group.start(async () => 'ack');
+      const makeRoom = fillUnder(store, 'consumer_groups', 'UPDATE');
+      const last = (await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' })).position;
+      await eventually(async () => (await group.position()) === last);
+
+      // Given no room for the group's position, when its write is due, then it fails, is
+      // reported as the store being unavailable, and is tried again after twice the delay, then
+      // twice that.
+      writes.due();
+      writes.due();
+      expect(errors).toEqual([expect.objectContaining(full), expect.objectContaining(full)]);
+      expect(writes.delays).toEqual([100, 200, 400]);
+
+      // When there is room, the next try writes it, and the next settle waits the usual delay.
+      makeRoom();
+      writes.due();
+      const stored = () => new SqliteEventStore({ file: join(dir, 'events.db') });
+      const other = stored();
+      expect(await other.consumerGroup(options).position()).toBe(last);
+      await other.close();
+      const next = (await store.append('s-1', [ev('B')], { expectedRevision: 'any' })).position;
+      await eventually(async () => (await group.position()) === next);
+      expect(writes.delays).toEqual([100, 200, 400, 100]);
+      expect(errors).toHaveLength(2);
+      await group.stop();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('when a window fails on the store while an event of it is already parked, then the parked event is not delivered again', async () => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    try {
+      const group = store.consumerGroup({
+        group: 'w',
+        filter: { streamPrefixes: ['w-'] },
+        concurrency: 4,
+        maxRetries: 0,
+        onError: () => undefined,
+      });
+      const seen: string[] = [];
+      let parkedA = false;
+      let failuresOfB = 1;
+      await group.start(async (e) => {
+        seen.push(e.type);
+        if (e.type === 'A') {
+          // Parked at its first delivery; acked, if it ever came again.
+          const outcome = parkedA ? 'ack' : 'park';
+          parkedA = true;
+          return outcome;
+        }
+        // B fails on the store once A is settled: the window fails with A already parked.
+        await eventually(async () => (await group.parked()).length === 1);
+        if (failuresOfB-- > 0) throw cannotWrite();
+        return 'ack';
+      });
+      // One turn, one commit: one page, one window.
+      const [, b] = await Promise.all(
+        ['A', 'B'].map((type) => store.append(`w-${type}`, [ev(type)], { expectedRevision: 'no_stream' })),
+      );
+      await eventually(async () => (await group.position()) === b!.position);
+
+      expect(seen).toEqual(['A', 'B', 'B']);
+      expect((await group.parked()).map((e) => e.type)).toEqual(['A']);
+      await group.stop();
+    } finally {
+      await store.close();
+    }
+  });
 
   for (const concurrency of [1, 4]) {
     it(`when the handler fails because the store cannot write, then no retry is counted and the event comes again, not parked (concurrency ${concurrency})`, async () => {

@@ -10,7 +10,8 @@ import {
 } from '../../ports/event-store.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow, type PageReader } from './event-store-reader.js';
 import type { Wakeup } from './event-store-wakeup.js';
-import { scheduleTimer, type Deferral } from './event-store-group-commit.js';
+import { scheduleTimer, STORE, type Deferral } from './event-store-group-commit.js';
+import { storageError } from './storage-errors.js';
 
 const PAGE_SIZE = 128;
 export const DEFAULT_MAX_RETRIES = 10;
@@ -22,7 +23,10 @@ export const DEFAULT_MAX_RETRIES = 10;
  * persistent subscription later still); stop() writes what is pending.
  */
 export const POSITION_WRITE_DELAY_MS = 100;
-/** The longest wait between deliveries while the store cannot write (it doubles from the poll interval). */
+/**
+ * The longest wait between deliveries, or between tries of a position write, while the store
+ * cannot write (it doubles from the poll interval, or from the write delay).
+ */
 export const MAX_STORAGE_WAIT_MS = 5_000;
 
 export interface ConsumerGroupDeps {
@@ -53,6 +57,14 @@ export class SqliteConsumerGroup implements ConsumerGroup {
   private unwritten: bigint | undefined;
   private cancelPositionWrite: (() => void) | undefined;
   private readonly positionWrites: Deferral;
+  /** The wait before the next try of a position write that met a storage error. */
+  private positionRetryMs: number | undefined;
+  /**
+   * Events of the current window settled while another of it is still out (concurrency above 1):
+   * when the window fails and is delivered again, they are not (a parked one would come back with
+   * no retries counted, and could be acked while listed as parked).
+   */
+  private readonly settledAhead = new Set<bigint>();
 
   constructor(
     private readonly deps: ConsumerGroupDeps,
@@ -127,7 +139,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     this.cancelPositionWrite ??= this.positionWrites.schedule(() => {
       this.cancelPositionWrite = undefined;
       this.writePosition();
-    }, this.positionWrites.delayMs);
+    }, this.positionRetryMs ?? this.positionWrites.delayMs);
   }
 
   private writePosition(): void {
@@ -138,9 +150,16 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     try {
       this.sql.advance.run(position, this.group, position);
       if (this.unwritten === position) this.unwritten = undefined;
+      this.positionRetryMs = undefined;
     } catch (err) {
-      // Kept in memory and tried again after the delay (stop() tries once more, and gives up).
-      this.report(err);
+      // Kept in memory and tried again after the delay, a longer one each time while the store
+      // cannot write (stop() tries once more, and gives up).
+      const failure = storageError(err, STORE);
+      this.report(failure);
+      this.positionRetryMs =
+        failure instanceof StorageUnavailableError
+          ? Math.min(2 * (this.positionRetryMs ?? this.positionWrites.delayMs), MAX_STORAGE_WAIT_MS)
+          : undefined;
       if (!this.stopped) this.scheduleWrite();
     }
   }
@@ -171,12 +190,14 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         checkpoint = page.scannedTo;
         if (page.reachedHead && !this.stopped) await wakeup.wait(pollMs, seen);
       } catch (err) {
-        this.report(err);
+        // The group's own writes (retry counts, parks) meet a full or failing disk as SQLite errors.
+        const failure = storageError(err, STORE);
+        this.report(failure);
         // Events of the failed page may have been settled one by one: go on from the settled position.
         checkpoint = undefined;
         // While the store cannot write, each attempt fails alike: wait longer each time.
         storageWaitMs =
-          err instanceof StorageUnavailableError
+          failure instanceof StorageUnavailableError
             ? Math.min(Math.max(pollMs, storageWaitMs * 2), MAX_STORAGE_WAIT_MS)
             : 0;
         if (!this.stopped) await wakeup.wait(storageWaitMs || pollMs, wakeup.current);
@@ -200,12 +221,18 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     for (let i = 0; i < events.length; i += size) {
       const window = events.slice(i, i + size);
       const results = await Promise.allSettled(
-        window.map((event) => this.deliver(event, handler, false, retries.get(event.position))),
+        window.map(async (event) => {
+          if (this.settledAhead.has(event.position)) return true;
+          const settled = await this.deliver(event, handler, false, retries.get(event.position));
+          if (settled) this.settledAhead.add(event.position);
+          return settled;
+        }),
       );
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
       if (results.some((r) => r.status === 'fulfilled' && !r.value)) return false;
       this.advance(window.at(-1)!.position);
+      this.settledAhead.clear();
     }
     return true;
   }

@@ -3,7 +3,7 @@ import { StorageUnavailableError } from '../../ports/event-store.js';
 import { storageError } from './storage-errors.js';
 
 /** Errors of a full or failing disk reach callers as the port's StorageUnavailableError, naming this store. */
-const STORE = 'event store';
+export const STORE = 'event store';
 
 interface Write {
   run: () => unknown;
