@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
-import { StorageUnavailableError } from '../../src/ports/event-store.js';
+import { StorageUnavailableError, type AppendResult } from '../../src/ports/event-store.js';
 import { ev, eventually } from '../contract/event-store.contract.js';
 import { manualDeferral } from '../support/manual-deferral.js';
 
@@ -183,43 +183,45 @@ describe('SQLite consumer groups while the store cannot write', () => {
       await eventually(async () => (await group.position()) === last);
 
       // Given no room for the group's position, when its write is due, then it fails, is
-      // reported as the store being unavailable, and is tried again after twice the delay, then
-      // twice that.
+      // reported as the store being unavailable, and is tried again after the delay, then after
+      // twice as long each time.
       writes.due();
       writes.due();
-      expect(errors).toEqual([expect.objectContaining(full), expect.objectContaining(full)]);
-      expect(writes.delays).toEqual([100, 200, 400]);
+      writes.due();
+      expect(errors).toEqual([full, full, full].map((f) => expect.objectContaining(f)));
+      expect(writes.delays).toEqual([100, 100, 200, 400]);
 
       // When there is room, the next try writes it, and the next settle waits the usual delay.
       makeRoom();
       writes.due();
-      const stored = () => new SqliteEventStore({ file: join(dir, 'events.db') });
-      const other = stored();
+      const other = new SqliteEventStore({ file: join(dir, 'events.db') });
       expect(await other.consumerGroup(options).position()).toBe(last);
       await other.close();
       const next = (await store.append('s-1', [ev('B')], { expectedRevision: 'any' })).position;
       await eventually(async () => (await group.position()) === next);
-      expect(writes.delays).toEqual([100, 200, 400, 100]);
-      expect(errors).toHaveLength(2);
+      expect(writes.delays).toEqual([100, 100, 200, 400, 100]);
+      expect(errors).toHaveLength(3);
       await group.stop();
     } finally {
       await store.close();
     }
   });
 
-  it('when a window fails on the store while an event of it is already parked, then the parked event is not delivered again', async () => {
-    const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+  it('when a window fails on the store while an event of it is already parked, then the parked event is not delivered again, in this run or the next', async () => {
+    const file = join(dir, 'events.db');
+    const options = {
+      group: 'w',
+      filter: { streamPrefixes: ['w-'] },
+      concurrency: 4,
+      maxRetries: 0,
+      onError: () => undefined,
+    };
+    let b: AppendResult;
+    const store = new SqliteEventStore({ file });
     try {
-      const group = store.consumerGroup({
-        group: 'w',
-        filter: { streamPrefixes: ['w-'] },
-        concurrency: 4,
-        maxRetries: 0,
-        onError: () => undefined,
-      });
+      const group = store.consumerGroup(options);
       const seen: string[] = [];
       let parkedA = false;
-      let failuresOfB = 1;
       await group.start(async (e) => {
         seen.push(e.type);
         if (e.type === 'A') {
@@ -230,20 +232,37 @@ describe('SQLite consumer groups while the store cannot write', () => {
         }
         // B fails on the store once A is settled: the window fails with A already parked.
         await eventually(async () => (await group.parked()).length === 1);
-        if (failuresOfB-- > 0) throw cannotWrite();
-        return 'ack';
+        throw cannotWrite();
       });
       // One turn, one commit: one page, one window.
-      const [, b] = await Promise.all(
+      [, b] = (await Promise.all(
         ['A', 'B'].map((type) => store.append(`w-${type}`, [ev(type)], { expectedRevision: 'no_stream' })),
-      );
-      await eventually(async () => (await group.position()) === b!.position);
+      )) as [AppendResult, AppendResult];
+      // Given B failing on the store each time, then the window comes again, without A.
+      await eventually(() => seen.length >= 3);
+      await group.stop();
+      expect(seen.slice(0, 3)).toEqual(['A', 'B', 'B']);
+      expect(seen.filter((type) => type === 'A')).toHaveLength(1);
+      expect(await group.position()).toBeLessThan(b.position);
+    } finally {
+      await store.close();
+    }
 
-      expect(seen).toEqual(['A', 'B', 'B']);
+    // When a new process starts the group, then the window comes again, still without A.
+    const next = new SqliteEventStore({ file });
+    try {
+      const group = next.consumerGroup(options);
+      const seen: string[] = [];
+      await group.start(async (e) => {
+        seen.push(e.type);
+        return 'ack';
+      });
+      await eventually(async () => (await group.position()) === b.position);
+      expect(seen).toEqual(['B']);
       expect((await group.parked()).map((e) => e.type)).toEqual(['A']);
       await group.stop();
     } finally {
-      await store.close();
+      await next.close();
     }
   });
 

@@ -24,10 +24,17 @@ export const DEFAULT_MAX_RETRIES = 10;
  */
 export const POSITION_WRITE_DELAY_MS = 100;
 /**
- * The longest wait between deliveries, or between tries of a position write, while the store
- * cannot write (it doubles from the poll interval, or from the write delay).
+ * The longest wait before a failed page is read again, or a failed position write tried again: the
+ * wait doubles with each failure in a row, from the poll interval or the write delay (a full or
+ * failing disk fails every attempt alike).
  */
-export const MAX_STORAGE_WAIT_MS = 5_000;
+export const MAX_FAILURE_WAIT_MS = 5_000;
+
+/** What the group has recorded of a page's events. */
+interface Recorded {
+  retries: Map<bigint, number>;
+  parked: Set<bigint>;
+}
 
 export interface ConsumerGroupDeps {
   db: Database.Database;
@@ -57,14 +64,8 @@ export class SqliteConsumerGroup implements ConsumerGroup {
   private unwritten: bigint | undefined;
   private cancelPositionWrite: (() => void) | undefined;
   private readonly positionWrites: Deferral;
-  /** The wait before the next try of a position write that met a storage error. */
+  /** The wait before the next try of a position write that failed; undefined after one that did not. */
   private positionRetryMs: number | undefined;
-  /**
-   * Events of the current window settled while another of it is still out (concurrency above 1):
-   * when the window fails and is delivered again, they are not (a parked one would come back with
-   * no retries counted, and could be acked while listed as parked).
-   */
-  private readonly settledAhead = new Set<bigint>();
 
   constructor(
     private readonly deps: ConsumerGroupDeps,
@@ -78,8 +79,15 @@ export class SqliteConsumerGroup implements ConsumerGroup {
       ensure: db.prepare('INSERT OR IGNORE INTO consumer_groups (name, position) VALUES (?, 0)'),
       checkpoint: db.prepare<[string], { position: number }>('SELECT position FROM consumer_groups WHERE name = ?'),
       advance: db.prepare('UPDATE consumer_groups SET position = ? WHERE name = ? AND position < ?'),
-      retries: db.prepare<[string, bigint, bigint], { position: number | bigint; retry_count: number }>(
-        'SELECT position, retry_count FROM consumer_group_retries WHERE name = ? AND position > ? AND position <= ?',
+      // What the group recorded of a page's events: retry counts, and the events it parked.
+      recorded: db.prepare<
+        [string, bigint, bigint, string, bigint, bigint],
+        { position: number | bigint; retry_count: number; parked: 0 | 1 }
+      >(
+        `SELECT position, retry_count, 0 AS parked FROM consumer_group_retries
+           WHERE name = ? AND position > ? AND position <= ?
+         UNION ALL
+         SELECT position, retry_count, 1 FROM consumer_group_parked WHERE name = ? AND position > ? AND position <= ?`,
       ),
       setRetries: db.prepare(
         `INSERT INTO consumer_group_retries (name, position, retry_count) VALUES (?, ?, ?)
@@ -103,7 +111,12 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     if (this.loop || this.deps.running.has(this.group)) {
       throw new Error(`Consumer group ${this.group} is already started in this process`);
     }
-    this.sql.ensure.run(this.group);
+    try {
+      this.sql.ensure.run(this.group);
+    } catch (err) {
+      throw storageError(err, STORE);
+    }
+    this.positionRetryMs = undefined;
     this.deps.running.add(this.group);
     this.stopped = false;
     this.loop = this.run(handler).finally(() => this.deps.running.delete(this.group));
@@ -118,11 +131,19 @@ export class SqliteConsumerGroup implements ConsumerGroup {
   }
 
   async parked(): Promise<RecordedEvent[]> {
-    return this.sql.parked.all(this.group).map(toRecordedEvent);
+    try {
+      return this.sql.parked.all(this.group).map(toRecordedEvent);
+    } catch (err) {
+      throw storageError(err, STORE);
+    }
   }
 
   async position(): Promise<bigint> {
-    return this.unwritten ?? this.storedPosition();
+    try {
+      return this.unwritten ?? this.storedPosition();
+    } catch (err) {
+      throw storageError(err, STORE);
+    }
   }
 
   private storedPosition(): bigint {
@@ -146,21 +167,24 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     this.cancelPositionWrite?.();
     this.cancelPositionWrite = undefined;
     const position = this.unwritten;
-    if (position === undefined || !this.deps.db.open) return;
+    if (position === undefined || !this.deps.db.open) {
+      // Nothing to write: a settle wrote it along with its outcome, or there was none.
+      this.positionRetryMs = undefined;
+      return;
+    }
     try {
       this.sql.advance.run(position, this.group, position);
       if (this.unwritten === position) this.unwritten = undefined;
       this.positionRetryMs = undefined;
     } catch (err) {
-      // Kept in memory and tried again after the delay, a longer one each time while the store
-      // cannot write (stop() tries once more, and gives up).
-      const failure = storageError(err, STORE);
-      this.report(failure);
+      // Kept in memory and tried again, after a longer wait each time (stop() tries once more,
+      // and gives up).
       this.positionRetryMs =
-        failure instanceof StorageUnavailableError
-          ? Math.min(2 * (this.positionRetryMs ?? this.positionWrites.delayMs), MAX_STORAGE_WAIT_MS)
-          : undefined;
+        this.positionRetryMs === undefined
+          ? this.positionWrites.delayMs
+          : Math.min(2 * this.positionRetryMs, MAX_FAILURE_WAIT_MS);
       if (!this.stopped) this.scheduleWrite();
+      this.report(storageError(err, STORE));
     }
   }
 
@@ -170,69 +194,62 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     // Read at the start: while it runs, this consumer alone moves the group's position. After a
     // failure it goes on from what it has settled.
     let checkpoint: bigint | undefined;
-    let storageWaitMs = 0;
+    let failureWaitMs = 0;
     while (!this.stopped) {
       const seen = wakeup.current;
       try {
         checkpoint ??= this.unwritten ?? this.storedPosition();
         const page = reader.page(checkpoint, PAGE_SIZE, this.options.filter);
-        // Retry counts of the page in one read: this process is the group's only consumer, so they
-        // change only here while it runs.
-        const retries = new Map<bigint, number>();
+        // What is recorded of the page, in one read: this process is the group's only consumer, so
+        // it changes only here while it runs.
+        const recorded: Recorded = { retries: new Map(), parked: new Set() };
         if (page.events.length > 0) {
-          for (const r of this.sql.retries.all(this.group, checkpoint, page.events.at(-1)!.position))
-            retries.set(BigInt(r.position), r.retry_count);
+          const last = page.events.at(-1)!.position;
+          for (const r of this.sql.recorded.all(this.group, checkpoint, last, this.group, checkpoint, last)) {
+            if (r.parked) recorded.parked.add(BigInt(r.position));
+            else recorded.retries.set(BigInt(r.position), r.retry_count);
+          }
         }
-        if (!(await this.deliverPage(page.events, handler, retries))) return;
-        storageWaitMs = 0;
+        if (!(await this.deliverPage(page.events, handler, recorded))) return;
+        failureWaitMs = 0;
         // Events the filter skipped move the position too, so a restart does not rescan them.
         if (page.scannedTo > checkpoint) this.advance(page.scannedTo);
         checkpoint = page.scannedTo;
         if (page.reachedHead && !this.stopped) await wakeup.wait(pollMs, seen);
       } catch (err) {
-        // The group's own writes (retry counts, parks) meet a full or failing disk as SQLite errors.
-        const failure = storageError(err, STORE);
-        this.report(failure);
+        // The group's own reads and writes meet a full or failing disk as SQLite's errors.
+        this.report(storageError(err, STORE));
         // Events of the failed page may have been settled one by one: go on from the settled position.
         checkpoint = undefined;
-        // While the store cannot write, each attempt fails alike: wait longer each time.
-        storageWaitMs =
-          failure instanceof StorageUnavailableError
-            ? Math.min(Math.max(pollMs, storageWaitMs * 2), MAX_STORAGE_WAIT_MS)
-            : 0;
-        if (!this.stopped) await wakeup.wait(storageWaitMs || pollMs, wakeup.current);
+        // What fails the page (a handler's StorageUnavailableError, the group's own reads and
+        // writes) most often fails the next attempt alike: wait longer each time.
+        failureWaitMs = Math.min(Math.max(pollMs, failureWaitMs * 2), MAX_FAILURE_WAIT_MS);
+        if (!this.stopped) await wakeup.wait(failureWaitMs, wakeup.current);
       }
     }
   }
 
   /** Delivers a page, `concurrency` events at a time; false when stopped before the end. */
-  private async deliverPage(
-    events: RecordedEvent[],
-    handler: ConsumerHandler,
-    retries: Map<bigint, number>,
-  ): Promise<boolean> {
+  private async deliverPage(events: RecordedEvent[], handler: ConsumerHandler, recorded: Recorded): Promise<boolean> {
+    // A parked event is settled for good. One parked in a window that then failed comes again with
+    // the window (at concurrency 1 the park writes the position past it): it is not delivered.
+    const deliver = (event: RecordedEvent, advance: boolean): Promise<boolean> =>
+      recorded.parked.has(event.position)
+        ? Promise.resolve(true)
+        : this.deliver(event, handler, advance, recorded.retries.get(event.position));
     const size = Math.max(1, this.options.concurrency ?? 1);
     if (size === 1) {
-      for (const event of events)
-        if (!(await this.deliver(event, handler, true, retries.get(event.position)))) return false;
+      for (const event of events) if (!(await deliver(event, true))) return false;
       return true;
     }
     // The position moves past a window only once every event of it is settled.
     for (let i = 0; i < events.length; i += size) {
       const window = events.slice(i, i + size);
-      const results = await Promise.allSettled(
-        window.map(async (event) => {
-          if (this.settledAhead.has(event.position)) return true;
-          const settled = await this.deliver(event, handler, false, retries.get(event.position));
-          if (settled) this.settledAhead.add(event.position);
-          return settled;
-        }),
-      );
+      const results = await Promise.allSettled(window.map((event) => deliver(event, false)));
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
       if (results.some((r) => r.status === 'fulfilled' && !r.value)) return false;
       this.advance(window.at(-1)!.position);
-      this.settledAhead.clear();
     }
     return true;
   }
