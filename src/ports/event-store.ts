@@ -251,7 +251,7 @@ export interface ConsumerGroup {
   /**
    * The group's position: every event up to it is settled (0n before any). For lag metrics. Both
    * adapters store it lazily (EventStoreDB about a second behind the acks, the embedded one at most
-   * 100 ms); the embedded one answers what this process has settled.
+   * 100 ms, longer while the write fails); the embedded one answers what this process has settled.
    */
   position(): Promise<bigint>;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { StorageUnavailableError, type AppendResult } from '../../src/ports/event-store.js';
 import { ev, eventually } from '../contract/event-store.contract.js';
@@ -207,62 +207,180 @@ describe('SQLite consumer groups while the store cannot write', () => {
     }
   });
 
-  it('when a window fails on the store while an event of it is already parked, then the parked event is not delivered again, in this run or the next', async () => {
-    const file = join(dir, 'events.db');
-    const options = {
-      group: 'w',
-      filter: { streamPrefixes: ['w-'] },
-      concurrency: 4,
-      maxRetries: 0,
-      onError: () => undefined,
-    };
-    let b: AppendResult;
-    const store = new SqliteEventStore({ file });
+  for (const restartConcurrency of [4, 1]) {
+    it(`when a window fails on the store while an event of it is already parked, then the parked event is not delivered again, in this run or the next (restarted at concurrency ${restartConcurrency})`, async () => {
+      const file = join(dir, 'events.db');
+      const options = {
+        group: 'w',
+        filter: { streamPrefixes: ['w-'] },
+        concurrency: 4,
+        maxRetries: 0,
+        onError: () => undefined,
+      };
+      let b: AppendResult;
+      const store = new SqliteEventStore({ file });
+      try {
+        const group = store.consumerGroup(options);
+        const seen: string[] = [];
+        let parkedA = false;
+        await group.start(async (e) => {
+          seen.push(e.type);
+          if (e.type === 'A') {
+            // Parked at its first delivery; acked, if it ever came again.
+            const outcome = parkedA ? 'ack' : 'park';
+            parkedA = true;
+            return outcome;
+          }
+          // B fails on the store once A is settled: the window fails with A already parked.
+          await eventually(async () => (await group.parked()).length === 1);
+          throw cannotWrite();
+        });
+        // One turn, one commit: one page, one window.
+        [, b] = (await Promise.all(
+          ['A', 'B'].map((type) => store.append(`w-${type}`, [ev(type)], { expectedRevision: 'no_stream' })),
+        )) as [AppendResult, AppendResult];
+        // Given B failing on the store each time, then the window comes again, without A.
+        await eventually(() => seen.length >= 3);
+        await group.stop();
+        expect(seen.slice(0, 3)).toEqual(['A', 'B', 'B']);
+        expect(seen.filter((type) => type === 'A')).toHaveLength(1);
+        expect(await group.position()).toBeLessThan(b.position);
+      } finally {
+        await store.close();
+      }
+
+      // When a new process starts the group, then the window comes again, still without A.
+      const next = new SqliteEventStore({ file });
+      try {
+        const group = next.consumerGroup({ ...options, concurrency: restartConcurrency });
+        const seen: string[] = [];
+        await group.start(async (e) => {
+          seen.push(e.type);
+          return 'ack';
+        });
+        await eventually(async () => (await group.position()) === b.position);
+        expect(seen).toEqual(['B']);
+        expect((await group.parked()).map((e) => e.type)).toEqual(['A']);
+        await group.stop();
+      } finally {
+        await next.close();
+      }
+    });
+  }
+
+  it('when a page fails, then the group waits before reading it again, however much is appended meanwhile', async () => {
+    // A poll interval past the longest wait: the first wait after a failure is then 5 s.
+    const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 60_000, synchronous: 'NORMAL' });
     try {
-      const group = store.consumerGroup(options);
-      const seen: string[] = [];
-      let parkedA = false;
-      await group.start(async (e) => {
-        seen.push(e.type);
-        if (e.type === 'A') {
-          // Parked at its first delivery; acked, if it ever came again.
-          const outcome = parkedA ? 'ack' : 'park';
-          parkedA = true;
-          return outcome;
-        }
-        // B fails on the store once A is settled: the window fails with A already parked.
-        await eventually(async () => (await group.parked()).length === 1);
+      const group = store.consumerGroup({ group: 'g', filter: { streamPrefixes: ['s-'] }, onError: () => undefined });
+      let deliveries = 0;
+      await group.start(async () => {
+        deliveries++;
         throw cannotWrite();
       });
-      // One turn, one commit: one page, one window.
-      [, b] = (await Promise.all(
-        ['A', 'B'].map((type) => store.append(`w-${type}`, [ev(type)], { expectedRevision: 'no_stream' })),
-      )) as [AppendResult, AppendResult];
-      // Given B failing on the store each time, then the window comes again, without A.
-      await eventually(() => seen.length >= 3);
+      await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' });
+      await eventually(() => deliveries === 1);
+      // Given the page failed, when other streams are appended (each wakes the group's loop),
+      for (let i = 0; i < 20; i++) await store.append(`other-${i}`, [ev('X')], { expectedRevision: 'no_stream' });
+      // then the event is not delivered again meanwhile; stop() ends the wait.
+      expect(deliveries).toBe(1);
       await group.stop();
-      expect(seen.slice(0, 3)).toEqual(['A', 'B', 'B']);
-      expect(seen.filter((type) => type === 'A')).toHaveLength(1);
-      expect(await group.position()).toBeLessThan(b.position);
     } finally {
       await store.close();
     }
+  });
 
-    // When a new process starts the group, then the window comes again, still without A.
-    const next = new SqliteEventStore({ file });
+  it('when the write at stop meets a full disk, then the next start writes the position', async () => {
+    const writes = manualDeferral(100);
+    const file = join(dir, 'events.db');
+    const store = new SqliteEventStore({ file, positionWrites: writes.deferral });
     try {
-      const group = next.consumerGroup(options);
+      const errors: unknown[] = [];
+      const options = { group: 'g', filter: { streamPrefixes: ['s-'] }, onError: (e: unknown) => errors.push(e) };
+      const group = store.consumerGroup(options);
+      await group.start(async () => 'ack');
+      const makeRoom = fillUnder(store, 'consumer_groups', 'UPDATE');
+      const last = (await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' })).position;
+      await eventually(async () => (await group.position()) === last);
+      await group.stop();
+      expect(errors).toEqual([expect.objectContaining(full)]);
+
+      // Given a position the stop could not write, when the group starts again with room, then it
+      // is written after the usual delay, with no new event.
+      makeRoom();
+      await group.start(async () => 'ack');
+      expect(writes.waiting).toBe(1);
+      expect(writes.delays.at(-1)).toBe(100);
+      writes.due();
+      const other = new SqliteEventStore({ file });
+      expect(await other.consumerGroup(options).position()).toBe(last);
+      await other.close();
+      await group.stop();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('when a settle writes while the position write is backing off, then the next write waits the usual delay', async () => {
+    const writes = manualDeferral(100);
+    const store = new SqliteEventStore({ file: join(dir, 'events.db'), positionWrites: writes.deferral });
+    try {
+      const errors: unknown[] = [];
+      const group = store.consumerGroup({
+        group: 'g',
+        filter: { streamPrefixes: ['s-'] },
+        maxRetries: 0,
+        onError: (e) => errors.push(e),
+      });
+      await group.start(async (e) => (e.type === 'P' ? 'park' : 'ack'));
+      const makeRoom = fillUnder(store, 'consumer_groups', 'UPDATE');
+      const a = (await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' })).position;
+      await eventually(async () => (await group.position()) === a);
+      writes.due();
+      writes.due();
+      expect(writes.delays).toEqual([100, 100, 200]);
+
+      // Given the write backing off (200 ms), when there is room and a park is written with the
+      // group's position, then the backed-off write is dropped, and the next waits the usual delay.
+      makeRoom();
+      const p = (await store.append('s-1', [ev('P')], { expectedRevision: 'any' })).position;
+      await eventually(async () => (await group.parked()).length === 1);
+      await eventually(async () => (await group.position()) === p);
+      expect(writes.waiting).toBe(1);
+      expect(writes.delays.at(-1)).toBe(100);
+      expect(errors).toHaveLength(2);
+      await group.stop();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('when onError throws, then the group keeps delivering', async () => {
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    try {
+      const group = store.consumerGroup({
+        group: 'g',
+        filter: { streamPrefixes: ['s-'] },
+        onError: () => {
+          throw new Error('listener failed');
+        },
+      });
+      let failures = 2;
       const seen: string[] = [];
       await group.start(async (e) => {
+        if (failures-- > 0) throw cannotWrite();
         seen.push(e.type);
         return 'ack';
       });
-      await eventually(async () => (await group.position()) === b.position);
-      expect(seen).toEqual(['B']);
-      expect((await group.parked()).map((e) => e.type)).toEqual(['A']);
+      const last = (await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' })).position;
+      await eventually(async () => (await group.position()) === last);
+      expect(seen).toEqual(['A']);
+      expect(quiet).toHaveBeenCalledWith('consumer group g: onError threw', expect.any(Error));
       await group.stop();
     } finally {
-      await next.close();
+      await store.close();
+      quiet.mockRestore();
     }
   });
 

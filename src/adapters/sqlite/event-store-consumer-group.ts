@@ -81,13 +81,14 @@ export class SqliteConsumerGroup implements ConsumerGroup {
       advance: db.prepare('UPDATE consumer_groups SET position = ? WHERE name = ? AND position < ?'),
       // What the group recorded of a page's events: retry counts, and the events it parked.
       recorded: db.prepare<
-        [string, bigint, bigint, string, bigint, bigint],
+        [{ name: string; after: bigint; last: bigint }],
         { position: number | bigint; retry_count: number; parked: 0 | 1 }
       >(
         `SELECT position, retry_count, 0 AS parked FROM consumer_group_retries
-           WHERE name = ? AND position > ? AND position <= ?
+           WHERE name = @name AND position > @after AND position <= @last
          UNION ALL
-         SELECT position, retry_count, 1 FROM consumer_group_parked WHERE name = ? AND position > ? AND position <= ?`,
+         SELECT position, retry_count, 1 FROM consumer_group_parked
+           WHERE name = @name AND position > @after AND position <= @last`,
       ),
       setRetries: db.prepare(
         `INSERT INTO consumer_group_retries (name, position, retry_count) VALUES (?, ?, ?)
@@ -117,6 +118,8 @@ export class SqliteConsumerGroup implements ConsumerGroup {
       throw storageError(err, STORE);
     }
     this.positionRetryMs = undefined;
+    // A position the last stop could not write is written as any other.
+    if (this.unwritten !== undefined) this.scheduleWrite();
     this.deps.running.add(this.group);
     this.stopped = false;
     this.loop = this.run(handler).finally(() => this.deps.running.delete(this.group));
@@ -168,7 +171,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     this.cancelPositionWrite = undefined;
     const position = this.unwritten;
     if (position === undefined || !this.deps.db.open) {
-      // Nothing to write: a settle wrote it along with its outcome, or there was none.
+      // Nothing to write (a settle wrote it with its outcome, or the store is closed).
       this.positionRetryMs = undefined;
       return;
     }
@@ -205,7 +208,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         const recorded: Recorded = { retries: new Map(), parked: new Set() };
         if (page.events.length > 0) {
           const last = page.events.at(-1)!.position;
-          for (const r of this.sql.recorded.all(this.group, checkpoint, last, this.group, checkpoint, last)) {
+          for (const r of this.sql.recorded.all({ name: this.group, after: checkpoint, last })) {
             if (r.parked) recorded.parked.add(BigInt(r.position));
             else recorded.retries.set(BigInt(r.position), r.retry_count);
           }
@@ -224,15 +227,25 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         // What fails the page (a handler's StorageUnavailableError, the group's own reads and
         // writes) most often fails the next attempt alike: wait longer each time.
         failureWaitMs = Math.min(Math.max(pollMs, failureWaitMs * 2), MAX_FAILURE_WAIT_MS);
-        if (!this.stopped) await wakeup.wait(failureWaitMs, wakeup.current);
+        await this.sleep(failureWaitMs);
       }
+    }
+  }
+
+  /** Waits `ms` whatever is appended meanwhile (each append would wake a plain wait); stop() ends it. */
+  private async sleep(ms: number): Promise<void> {
+    const { wakeup } = this.deps;
+    const until = performance.now() + ms;
+    for (let left = ms; left > 0 && !this.stopped; left = until - performance.now()) {
+      await wakeup.wait(left, wakeup.current);
     }
   }
 
   /** Delivers a page, `concurrency` events at a time; false when stopped before the end. */
   private async deliverPage(events: RecordedEvent[], handler: ConsumerHandler, recorded: Recorded): Promise<boolean> {
     // A parked event is settled for good. One parked in a window that then failed comes again with
-    // the window (at concurrency 1 the park writes the position past it): it is not delivered.
+    // the window, in this run or, the position not being past it, after a restart at any
+    // concurrency: it is not delivered.
     const deliver = (event: RecordedEvent, advance: boolean): Promise<boolean> =>
       recorded.parked.has(event.position)
         ? Promise.resolve(true)
@@ -305,10 +318,22 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     })();
     // Written with the outcome: what was only in memory up to here is written too.
     if (advance && this.unwritten !== undefined && this.unwritten <= position) this.unwritten = undefined;
+    // The store writes again: a position write backing off goes back to the usual delay.
+    if (this.positionRetryMs !== undefined) {
+      this.positionRetryMs = undefined;
+      this.cancelPositionWrite?.();
+      this.cancelPositionWrite = undefined;
+      if (this.unwritten !== undefined) this.scheduleWrite();
+    }
   }
 
   private report(err: unknown): void {
-    if (this.options.onError) this.options.onError(err);
-    else console.error(`consumer group ${this.group}:`, err);
+    try {
+      if (this.options.onError) this.options.onError(err);
+      else console.error(`consumer group ${this.group}:`, err);
+    } catch (thrown) {
+      // The group keeps going whatever its listener does.
+      console.error(`consumer group ${this.group}: onError threw`, thrown);
+    }
   }
 }
