@@ -290,6 +290,25 @@ describe('SQLite consumer groups while the store cannot write', () => {
     }
   });
 
+  it('when a page fails with no poll interval, then the group still waits between tries and stops', async () => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 0, synchronous: 'NORMAL' });
+    try {
+      const group = store.consumerGroup({ group: 'g', filter: { streamPrefixes: ['s-'] }, onError: () => undefined });
+      let deliveries = 0;
+      await group.start(async () => {
+        deliveries++;
+        throw cannotWrite();
+      });
+      await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' });
+      // Given a page failing each time, then timers still run between tries (eventually polls on
+      // one), and stop() ends the loop.
+      await eventually(() => deliveries >= 3);
+      await group.stop();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('when the write at stop meets a full disk, then the next start writes the position', async () => {
     const writes = manualDeferral(100);
     const file = join(dir, 'events.db');

@@ -226,7 +226,8 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         checkpoint = undefined;
         // What fails the page (a handler's StorageUnavailableError, the group's own reads and
         // writes) most often fails the next attempt alike: wait longer each time.
-        failureWaitMs = Math.min(Math.max(pollMs, failureWaitMs * 2), MAX_FAILURE_WAIT_MS);
+        // At least 1 ms: with no wait, a page failing at once would starve timers and I/O.
+        failureWaitMs = Math.min(Math.max(pollMs, 1, failureWaitMs * 2), MAX_FAILURE_WAIT_MS);
         await this.sleep(failureWaitMs);
       }
     }
