@@ -136,6 +136,38 @@ describe('SQLite consumer groups while the store cannot write', () => {
   }
   const full = { name: 'StorageUnavailableError', reason: 'full' };
 
+  /**
+   * A group that parks events of type P and acks the rest, its position writes run by the test
+   * (`writes`), with one event settled while there is no room for the group's position.
+   */
+  async function settledWithNoRoomForPosition() {
+    const writes = manualDeferral(100);
+    const file = join(dir, 'events.db');
+    const store = new SqliteEventStore({ file, positionWrites: writes.deferral });
+    const errors: unknown[] = [];
+    const options = {
+      group: 'g',
+      filter: { streamPrefixes: ['s-'] },
+      maxRetries: 0,
+      onError: (e: unknown) => errors.push(e),
+    };
+    const group = store.consumerGroup(options);
+    await group.start(async (e) => (e.type === 'P' ? 'park' : 'ack'));
+    const makeRoom = fillUnder(store, 'consumer_groups', 'UPDATE');
+    const last = (await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' })).position;
+    await eventually(async () => (await group.position()) === last);
+    /** The position on disk, as another process reads it. */
+    const written = async () => {
+      const other = new SqliteEventStore({ file });
+      try {
+        return await other.consumerGroup(options).position();
+      } finally {
+        await other.close();
+      }
+    };
+    return { store, group, writes, errors, makeRoom, last, written };
+  }
+
   it("when the group's own write of a retry count meets a full disk, then it reports the store unavailable and counts the retry once there is room", async () => {
     const store = new SqliteEventStore({ file: join(dir, 'events.db') });
     try {
@@ -171,17 +203,8 @@ describe('SQLite consumer groups while the store cannot write', () => {
   });
 
   it('when the position write meets a full disk, then it reports the store unavailable and tries again later each time', async () => {
-    const writes = manualDeferral(100);
-    const store = new SqliteEventStore({ file: join(dir, 'events.db'), positionWrites: writes.deferral });
+    const { store, group, writes, errors, makeRoom, last, written } = await settledWithNoRoomForPosition();
     try {
-      const errors: unknown[] = [];
-      const options = { group: 'g', filter: { streamPrefixes: ['s-'] }, onError: (e: unknown) => errors.push(e) };
-      const group = store.consumerGroup(options);
-      await group.start(async () => 'ack');
-      const makeRoom = fillUnder(store, 'consumer_groups', 'UPDATE');
-      const last = (await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' })).position;
-      await eventually(async () => (await group.position()) === last);
-
       // Given no room for the group's position, when its write is due, then it fails, is
       // reported as the store being unavailable, and is tried again after the delay, then after
       // twice as long each time.
@@ -194,9 +217,7 @@ describe('SQLite consumer groups while the store cannot write', () => {
       // When there is room, the next try writes it, and the next settle waits the usual delay.
       makeRoom();
       writes.due();
-      const other = new SqliteEventStore({ file: join(dir, 'events.db') });
-      expect(await other.consumerGroup(options).position()).toBe(last);
-      await other.close();
+      expect(await written()).toBe(last);
       const next = (await store.append('s-1', [ev('B')], { expectedRevision: 'any' })).position;
       await eventually(async () => (await group.position()) === next);
       expect(writes.delays).toEqual([100, 100, 200, 400, 100]);
@@ -268,22 +289,28 @@ describe('SQLite consumer groups while the store cannot write', () => {
     });
   }
 
+  /** A group whose handler fails on the store at every delivery of its one event; `deliveries()` counts them. */
+  async function alwaysFailing(pollIntervalMs: number) {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs, synchronous: 'NORMAL' });
+    const group = store.consumerGroup({ group: 'g', filter: { streamPrefixes: ['s-'] }, onError: () => undefined });
+    let deliveries = 0;
+    await group.start(async () => {
+      deliveries++;
+      throw cannotWrite();
+    });
+    await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' });
+    return { store, group, deliveries: () => deliveries };
+  }
+
   it('when a page fails, then the group waits before reading it again, however much is appended meanwhile', async () => {
     // A poll interval past the longest wait: the first wait after a failure is then 5 s.
-    const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 60_000, synchronous: 'NORMAL' });
+    const { store, group, deliveries } = await alwaysFailing(60_000);
     try {
-      const group = store.consumerGroup({ group: 'g', filter: { streamPrefixes: ['s-'] }, onError: () => undefined });
-      let deliveries = 0;
-      await group.start(async () => {
-        deliveries++;
-        throw cannotWrite();
-      });
-      await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' });
-      await eventually(() => deliveries === 1);
+      await eventually(() => deliveries() === 1);
       // Given the page failed, when other streams are appended (each wakes the group's loop),
       for (let i = 0; i < 20; i++) await store.append(`other-${i}`, [ev('X')], { expectedRevision: 'no_stream' });
       // then the event is not delivered again meanwhile; stop() ends the wait.
-      expect(deliveries).toBe(1);
+      expect(deliveries()).toBe(1);
       await group.stop();
     } finally {
       await store.close();
@@ -291,18 +318,11 @@ describe('SQLite consumer groups while the store cannot write', () => {
   });
 
   it('when a page fails with no poll interval, then the group still waits between tries and stops', async () => {
-    const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 0, synchronous: 'NORMAL' });
+    const { store, group, deliveries } = await alwaysFailing(0);
     try {
-      const group = store.consumerGroup({ group: 'g', filter: { streamPrefixes: ['s-'] }, onError: () => undefined });
-      let deliveries = 0;
-      await group.start(async () => {
-        deliveries++;
-        throw cannotWrite();
-      });
-      await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' });
       // Given a page failing each time, then timers still run between tries (eventually polls on
       // one), and stop() ends the loop.
-      await eventually(() => deliveries >= 3);
+      await eventually(() => deliveries() >= 3);
       await group.stop();
     } finally {
       await store.close();
@@ -310,17 +330,8 @@ describe('SQLite consumer groups while the store cannot write', () => {
   });
 
   it('when the write at stop meets a full disk, then the next start writes the position', async () => {
-    const writes = manualDeferral(100);
-    const file = join(dir, 'events.db');
-    const store = new SqliteEventStore({ file, positionWrites: writes.deferral });
+    const { store, group, writes, errors, makeRoom, last, written } = await settledWithNoRoomForPosition();
     try {
-      const errors: unknown[] = [];
-      const options = { group: 'g', filter: { streamPrefixes: ['s-'] }, onError: (e: unknown) => errors.push(e) };
-      const group = store.consumerGroup(options);
-      await group.start(async () => 'ack');
-      const makeRoom = fillUnder(store, 'consumer_groups', 'UPDATE');
-      const last = (await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' })).position;
-      await eventually(async () => (await group.position()) === last);
       await group.stop();
       expect(errors).toEqual([expect.objectContaining(full)]);
 
@@ -331,9 +342,7 @@ describe('SQLite consumer groups while the store cannot write', () => {
       expect(writes.waiting).toBe(1);
       expect(writes.delays.at(-1)).toBe(100);
       writes.due();
-      const other = new SqliteEventStore({ file });
-      expect(await other.consumerGroup(options).position()).toBe(last);
-      await other.close();
+      expect(await written()).toBe(last);
       await group.stop();
     } finally {
       await store.close();
@@ -341,20 +350,8 @@ describe('SQLite consumer groups while the store cannot write', () => {
   });
 
   it('when a settle writes while the position write is backing off, then the next write waits the usual delay', async () => {
-    const writes = manualDeferral(100);
-    const store = new SqliteEventStore({ file: join(dir, 'events.db'), positionWrites: writes.deferral });
+    const { store, group, writes, errors, makeRoom } = await settledWithNoRoomForPosition();
     try {
-      const errors: unknown[] = [];
-      const group = store.consumerGroup({
-        group: 'g',
-        filter: { streamPrefixes: ['s-'] },
-        maxRetries: 0,
-        onError: (e) => errors.push(e),
-      });
-      await group.start(async (e) => (e.type === 'P' ? 'park' : 'ack'));
-      const makeRoom = fillUnder(store, 'consumer_groups', 'UPDATE');
-      const a = (await store.append('s-1', [ev('A')], { expectedRevision: 'no_stream' })).position;
-      await eventually(async () => (await group.position()) === a);
       writes.due();
       writes.due();
       expect(writes.delays).toEqual([100, 100, 200]);
