@@ -206,7 +206,11 @@ export class Lease {
       await this.deps.events.append(
         this.stream,
         [{ type, data: { ...data }, metadata: eventMetadata({ actor: 'system' }) }],
-        { expectedRevision },
+        // Nothing needs the record on disk first: the processes sharing an embedded log share its
+        // host, so a power loss that takes a record back ends them all (EventStoreDB treats both
+        // alike), and the claims fence what the lease guards. A renewal then rides on the next
+        // order's log sync instead of costing one of its own.
+        { expectedRevision, durability: 'ordered' },
       );
       return true;
     } catch (err) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { Lease, holderMayBeAlive, type LeaseOptions } from '../../src/application/lease.js';
+import type { EventStore } from '../../src/ports/event-store.js';
 
 let dir: string;
 let store: SqliteEventStore;
@@ -128,6 +129,28 @@ describe('Lease', () => {
     const events = await store.readStream('lease-work');
     expect(events.length).toBeLessThanOrEqual(20);
     expect(events.at(-1)!.revision).toBe(50);
+  });
+
+  it("when it acquires, renews and releases, then each append asks only for 'ordered' durability (no log sync of its own)", async () => {
+    const asked: [string, string | undefined][] = [];
+    const recording: EventStore = Object.create(store);
+    recording.append = (streamId, events, options) => {
+      for (const e of events) asked.push([e.type, options.durability]);
+      return store.append(streamId, events, options);
+    };
+    const l = new Lease(
+      { events: recording },
+      { name: 'work', holder: 'host/1/a', ttlMs: 10_000, tickMs: 2_000, now: () => now, timer: false },
+    );
+    await l.start({ onAcquired: async () => undefined, onLost: async () => undefined });
+    now += 2_000;
+    await l.tick();
+    await l.stop();
+    expect(asked).toEqual([
+      ['LeaseAcquired', 'ordered'],
+      ['LeaseRenewed', 'ordered'],
+      ['LeaseReleased', 'ordered'],
+    ]);
   });
 });
 
