@@ -206,10 +206,10 @@ export class Lease {
       await this.deps.events.append(
         this.stream,
         [{ type, data: { ...data }, metadata: eventMetadata({ actor: 'system' }) }],
-        // Nothing needs the record on disk first: the processes sharing an embedded log share its
-        // host, so a power loss that takes a record back ends them all (EventStoreDB treats both
-        // alike), and the claims fence what the lease guards. A renewal then rides on the next
-        // order's log sync instead of costing one of its own.
+        // Nothing waits for the record to be on disk: the others read it once committed, the
+        // processes sharing an embedded log share its host (a power loss that takes a record back
+        // ends them all), and the claims fence what the lease guards. A renewal then rides on the
+        // next durable append's sync (on an idle log, a deferred one) instead of costing its own.
         { expectedRevision, durability: 'ordered' },
       );
       return true;
