@@ -30,6 +30,11 @@ export const POSITION_WRITE_DELAY_MS = 100;
  */
 export const MAX_FAILURE_WAIT_MS = 5_000;
 
+/** The wait after one more failure in a row: `first` after the first, then twice the last, at most the maximum. */
+function nextFailureWait(last: number | undefined, first: number): number {
+  return Math.min(last === undefined ? first : 2 * last, MAX_FAILURE_WAIT_MS);
+}
+
 /** What the group has recorded of a page's events. */
 interface Recorded {
   retries: Map<bigint, number>;
@@ -182,10 +187,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     } catch (err) {
       // Kept in memory and tried again, after a longer wait each time (stop() tries once more,
       // and gives up).
-      this.positionRetryMs =
-        this.positionRetryMs === undefined
-          ? this.positionWrites.delayMs
-          : Math.min(2 * this.positionRetryMs, MAX_FAILURE_WAIT_MS);
+      this.positionRetryMs = nextFailureWait(this.positionRetryMs, this.positionWrites.delayMs);
       if (!this.stopped) this.scheduleWrite();
       this.report(storageError(err, STORE));
     }
@@ -197,7 +199,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
     // Read at the start: while it runs, this consumer alone moves the group's position. After a
     // failure it goes on from what it has settled.
     let checkpoint: bigint | undefined;
-    let failureWaitMs = 0;
+    let failureWaitMs: number | undefined;
     while (!this.stopped) {
       const seen = wakeup.current;
       try {
@@ -214,7 +216,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
           }
         }
         if (!(await this.deliverPage(page.events, handler, recorded))) return;
-        failureWaitMs = 0;
+        failureWaitMs = undefined;
         // Events the filter skipped move the position too, so a restart does not rescan them.
         if (page.scannedTo > checkpoint) this.advance(page.scannedTo);
         checkpoint = page.scannedTo;
@@ -227,7 +229,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         // What fails the page (a handler's StorageUnavailableError, the group's own reads and
         // writes) most often fails the next attempt alike: wait longer each time.
         // At least 1 ms: with no wait, a page failing at once would starve timers and I/O.
-        failureWaitMs = Math.min(Math.max(pollMs, 1, failureWaitMs * 2), MAX_FAILURE_WAIT_MS);
+        failureWaitMs = nextFailureWait(failureWaitMs, Math.max(pollMs, 1));
         await this.sleep(failureWaitMs);
       }
     }
