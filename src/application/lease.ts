@@ -208,8 +208,8 @@ export class Lease {
         [{ type, data: { ...data }, metadata: eventMetadata({ actor: 'system' }) }],
         // Nothing waits for the record to be on disk: the others read it once committed, the
         // processes sharing an embedded log share its host (a power loss that takes a record back
-        // ends them all), and the claims fence what the lease guards. A renewal then rides on the
-        // next durable append's sync (on an idle log, a deferred one) instead of costing its own.
+        // ends them all), and the claims fence what the lease guards. A renewal then shares the next
+        // durable append's sync; only on an idle log does it get one of its own, 10 ms later.
         { expectedRevision, durability: 'ordered' },
       );
       return true;

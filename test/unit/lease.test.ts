@@ -131,7 +131,7 @@ describe('Lease', () => {
     expect(events.at(-1)!.revision).toBe(50);
   });
 
-  it("when it acquires, renews and releases, then each append asks the store only for 'ordered' durability (setStreamMaxCount, once per log, stays durable)", async () => {
+  it("when it acquires, renews and releases, then each of its appends asks the store only for 'ordered' durability", async () => {
     const asked: [string, string | undefined][] = [];
     const recording: EventStore = Object.create(store);
     recording.append = (streamId, events, options) => {
