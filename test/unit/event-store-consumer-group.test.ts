@@ -317,6 +317,30 @@ describe('SQLite consumer groups while the store cannot write', () => {
     }
   });
 
+  it('when a page keeps failing, then the wait before each try doubles from the poll interval up to 5 s', async () => {
+    // Fake timeouts and clock only: the store's commits and wake-ups run on real immediates.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const { store, group, deliveries } = await alwaysFailing(25);
+      try {
+        while (deliveries() === 0) await new Promise((resolve) => setImmediate(resolve));
+        // Given the first try failed, then each next try comes exactly when its wait has passed.
+        for (const wait of [25, 50, 100, 200, 400, 800, 1_600, 3_200, 5_000, 5_000]) {
+          const before = deliveries();
+          await vi.advanceTimersByTimeAsync(wait - 1);
+          expect(deliveries()).toBe(before);
+          await vi.advanceTimersByTimeAsync(1);
+          expect(deliveries()).toBe(before + 1);
+        }
+        await group.stop();
+      } finally {
+        await store.close();
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('when a page fails with no poll interval, then the group still waits between tries and stops', async () => {
     const { store, group, deliveries } = await alwaysFailing(0);
     try {
