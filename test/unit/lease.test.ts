@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { Lease, holderMayBeAlive, type LeaseOptions } from '../../src/application/lease.js';
 import type { EventStore } from '../../src/ports/event-store.js';
+import { recordingAppends } from '../support/recording-store.js';
 
 let dir: string;
 let store: SqliteEventStore;
@@ -21,11 +22,11 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A lease on the shared store with the test's clock; its log says what its work was told. */
-function lease(holder: string, options: Partial<LeaseOptions> = {}) {
+/** A lease on the shared store (or `events` over it) with the test's clock; its log says what its work was told. */
+function lease(holder: string, options: Partial<LeaseOptions> = {}, events: EventStore = store) {
   const log: string[] = [];
   const l = new Lease(
-    { events: store },
+    { events },
     {
       name: 'work',
       holder,
@@ -132,21 +133,13 @@ describe('Lease', () => {
   });
 
   it("when it acquires, renews and releases, then each of its appends asks the store only for 'ordered' durability", async () => {
-    const asked: [string, string | undefined][] = [];
-    const recording: EventStore = Object.create(store);
-    recording.append = (streamId, events, options) => {
-      for (const e of events) asked.push([e.type, options.durability]);
-      return store.append(streamId, events, options);
-    };
-    const l = new Lease(
-      { events: recording },
-      { name: 'work', holder: 'host/1/a', ttlMs: 10_000, tickMs: 2_000, now: () => now, timer: false },
-    );
-    await l.start({ onAcquired: async () => undefined, onLost: async () => undefined });
+    const { events, appends } = recordingAppends(store);
+    const a = lease('host/1/a', {}, events);
+    await a.started;
     now += 2_000;
-    await l.tick();
-    await l.stop();
-    expect(asked).toEqual([
+    await a.lease.tick();
+    await a.lease.stop();
+    expect(appends.flatMap((x) => x.types.map((type) => [type, x.durability]))).toEqual([
       ['LeaseAcquired', 'ordered'],
       ['LeaseRenewed', 'ordered'],
       ['LeaseReleased', 'ordered'],
