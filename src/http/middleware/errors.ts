@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, ERROR_CODES, isApiError } from '../../domain/errors.js';
-import { StorageUnavailableError } from '../../ports/event-store.js';
+import { StorageUnavailableError, WrongExpectedRevisionError } from '../../ports/event-store.js';
 import type { Logger } from '../../shared/logger.js';
 import { sendJson } from './json-response.js';
 import { NOT_UTF8 } from './body.js';
@@ -72,6 +72,9 @@ export function errorMapper(logger: Logger) {
       res.setHeader('Retry-After', String(STORAGE_RETRY_AFTER_S));
       return sendError(res, new ApiError('storage_unavailable'));
     }
+    // A command decided again on a fresh read each time another writer won, and lost every time
+    // (many simultaneous commands on one order): nothing was written, and a retry decides anew.
+    if (err instanceof WrongExpectedRevisionError) return sendError(res, new ApiError('concurrent_modification'));
     const mapped = fromBodyParser(err as BodyParserError, req);
     if (mapped) return sendError(res, mapped);
     logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
