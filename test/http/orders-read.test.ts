@@ -26,7 +26,7 @@ const given = ApiSpecification.for(() => t);
 async function place(key: string, over: Record<string, unknown> = {}) {
   const res = await t.http.post('/v1/orders').set(bearer(key)).set('Idempotency-Key', newKey()).send(orderBody(over));
   expect(res.status).toBe(201);
-  return res.body.data as { id: string; created_at: string };
+  return res.body.data as { id: string; created_at: string; reference: string };
 }
 const list = (key: string, query = '') => t.http.get(`/v1/orders${query}`).set(bearer(key));
 const track = (id: string, key = p.sandbox) => t.http.get(`/v1/orders/${id}/tracking`).set(bearer(key));
@@ -83,6 +83,18 @@ describe('GET /v1/orders', () => {
     expect(after.body.data.map((o: { id: string }) => o.id)).toEqual([late.id]);
     const before = await list(partner.sandbox, `?created_before=${encodeURIComponent('2026-11-21T10:00:00+00:00')}`);
     expect(before.body.data.map((o: { id: string }) => o.id)).toEqual([early.id]);
+  });
+
+  it('when a reference with surrounding spaces is sent, then it is echoed as sent and found by the value as sent', async () => {
+    const partner = await t.partner();
+    const sent = '  ref-42 ';
+    const placed = await place(partner.sandbox, { reference: sent });
+    expect(placed.reference).toBe(sent);
+    const bySent = await list(partner.sandbox, `?reference=${encodeURIComponent(sent)}`);
+    expect(bySent.body.data.map((o: { id: string }) => o.id)).toEqual([placed.id]);
+    expect(bySent.body.data[0].reference).toBe(sent);
+    // Matched exactly: the trimmed value is another reference.
+    expect((await list(partner.sandbox, '?reference=ref-42')).body.data).toEqual([]);
   });
 
   it('when listing, then only the partner’s own orders of the key’s environment are shown', async () => {

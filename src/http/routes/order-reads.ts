@@ -3,7 +3,7 @@ import { defineRoute } from '../route.js';
 import type { OrderQueries } from '../../application/orders/order-queries.js';
 import { ORDER_STATUSES } from '../../domain/order/machine.js';
 import { toPublicOrder } from '../../domain/order/public-order.js';
-import { ORDER_ID_PATTERN, OrderIdParams, OrderSchema } from '../schemas/order.js';
+import { ORDER_ID_PATTERN, OrderIdParams, OrderSchema, Reference } from '../schemas/order.js';
 import { IsoTimestamp, cursorParam, queryNumber } from '../schemas/common.js';
 import { Instant, TIME_RANGE_NOTE } from '../schemas/webhooks.js';
 import { partnerContext } from './orders.js';
@@ -18,7 +18,7 @@ const ListOrdersQuery = z
       yours: 'your orders in this environment',
       notFound: 'order_not_found',
     }),
-    reference: z.string().min(1).max(100).optional().openapi({
+    reference: Reference.optional().openapi({
       description:
         'Your own reference: find an order after an unconfirmed creation. Matched exactly as sent; a value no order was placed with matches none.',
     }),

@@ -10,7 +10,7 @@ import { PROMO_REJECTIONS } from '../../domain/catalog/offers.js';
 import { CLOSED_REASONS } from '../../domain/catalog/status.js';
 import { CURRENCIES } from '../../domain/money.js';
 import { IsoTimestamp, promoCode, queryNumber, single } from './common.js';
-import { trimmedLength, trimmedLengthPattern } from './text-patterns.js';
+import { lengthInCharacters, trimmedLengthPattern } from './text-patterns.js';
 
 // ---- query and path parameters -------------------------------------------------------------
 
@@ -20,7 +20,7 @@ const queryString = (max: number) =>
   z
     .string(single('a string'))
     .trim()
-    .refine(...trimmedLength(0, max))
+    .refine(...lengthInCharacters(0, max))
     .openapi({ pattern: trimmedLengthPattern(0, max) });
 const queryEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, single(`one of ${values.join(', ')}`));
@@ -67,7 +67,7 @@ export const SearchQuery = z
     q: z
       .string(single('a string'))
       .trim()
-      .refine(...trimmedLength(2, 80))
+      .refine(...lengthInCharacters(2, 80))
       .openapi({
         description: 'Name match on stores and items, 2 to 80 characters after trimming.',
         pattern: trimmedLengthPattern(2, 80),

@@ -1,7 +1,7 @@
 import { z } from '../openapi/zod.js';
 import { ENVIRONMENTS } from '../../domain/environment.js';
 import { ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
-import { trimmedLength, trimmedLengthPattern } from './text-patterns.js';
+import { lengthInCharacters, trimmedLengthPattern } from './text-patterns.js';
 
 export const ErrorBody = z
   .object({
@@ -32,7 +32,7 @@ export const promoCode = (description: string) =>
   z
     .string()
     .trim()
-    .refine(...trimmedLength(1, 32))
+    .refine(...lengthInCharacters(1, 32))
     .openapi({ description, pattern: trimmedLengthPattern(1, 32) });
 
 export const IsoTimestamp = z.string().openapi({ format: 'date-time', example: '2026-11-21T12:00:00.000Z' });

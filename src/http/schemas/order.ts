@@ -1,7 +1,7 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import phoneMetadata from 'libphonenumber-js/min/metadata';
 import { z } from '../openapi/zod.js';
-import { trimmedLength, trimmedLengthPattern } from './text-patterns.js';
+import { lengthInCharacters, trimmedLengthPattern } from './text-patterns.js';
 import { Environment, IsoTimestamp, promoCode } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
 import { MAX_TIP } from '../../domain/money.js';
@@ -52,8 +52,18 @@ const Text = (max: number) =>
     .string()
     .regex(new RegExp(PRINTABLE_PATTERN, 'u'), 'must not contain control characters')
     .trim()
-    .refine(...trimmedLength(1, max))
+    .refine(...lengthInCharacters(1, max))
     .openapi({ pattern: PRINTABLE_PATTERN, allOf: [{ pattern: trimmedLengthPattern(1, max) }] });
+/**
+ * The partner's reference: an identifier, kept exactly as sent (not trimmed), so the list's filter
+ * finds an order by the very value the request carried (the spec's lookup after an unconfirmed
+ * creation).
+ */
+export const Reference = z
+  .string()
+  .regex(new RegExp(PRINTABLE_PATTERN, 'u'), 'must not contain control characters')
+  .refine(...lengthInCharacters(1, 100))
+  .openapi({ pattern: PRINTABLE_PATTERN, minLength: 1, maxLength: 100 });
 const Id = z
   .string()
   .min(1)
@@ -177,9 +187,9 @@ export const PlaceOrderBody = z
       .optional()
       .openapi({ description: 'Required for delivery; ignored for pickup.' }),
     payment_method: z.enum(['cash', 'card']),
-    reference: Text(100)
-      .optional()
-      .openapi({ description: "The partner's own reference, echoed back and filterable in GET /orders." }),
+    reference: Reference.optional().openapi({
+      description: "The partner's own reference, kept and echoed exactly as sent, and filterable in GET /orders.",
+    }),
     tip: z
       .number()
       .min(0)

@@ -34,10 +34,11 @@ function characters(text: string): number {
 }
 
 /**
- * The check and message of a trimmed text's length, for zod's `refine`, to go with
- * `trimmedLengthPattern(min, max)` in the document: `.trim().refine(...trimmedLength(1, 32))`.
+ * The check and message of a text's length in characters, for zod's `refine`: after `.trim()` it
+ * goes with `trimmedLengthPattern(min, max)` in the document (`.trim().refine(...lengthInCharacters(1,
+ * 32))`); on text kept as sent, with `minLength`/`maxLength`, which count characters the same way.
  */
-export function trimmedLength(min: number, max: number): [(text: string) => boolean, string] {
+export function lengthInCharacters(min: number, max: number): [(text: string) => boolean, string] {
   const check = (text: string) => {
     const n = characters(text);
     return n >= min && n <= max;
