@@ -3,7 +3,8 @@ import Router from 'find-my-way';
 import { ApiError } from '../domain/errors.js';
 import { parseOrThrow } from './validation.js';
 import { sendJson } from './middleware/json-response.js';
-import type { RouteSpec } from './route.js';
+import { refusesUnknownQuery, type RouteSpec } from './route.js';
+import { z } from './openapi/zod.js';
 import type { Principal } from '../application/key-resolver.js';
 import { extend } from '../shared/objects.js';
 
@@ -13,11 +14,19 @@ export interface MountOptions {
   /** Consumes one request of the key's budget, sets RateLimit-* headers, throws 429 when over. */
   rateLimit(principal: Principal, res: Response): Promise<void>;
   /** Checks the operations token or throws (429 instead of 401 once the address has failed too often). */
-  /** Throws when the request does not carry the admin token. */
   requireAdmin(req: Request): void;
 }
 
 type Params = Record<string, string>;
+
+const NO_QUERY = z.object({}).strict();
+
+/** A route without query parameters: any sent is refused by name where `refusesUnknownQuery`. */
+function noQuery(route: RouteSpec, req: Request): object {
+  // Most requests have no query string: then nothing is parsed.
+  if (refusesUnknownQuery(route) && req.url.includes('?')) parseOrThrow(NO_QUERY, req.query ?? {}, 'query');
+  return {};
+}
 
 /** What the router stores per route: the spec, and `{ path }` set as `req.route` for the access log. */
 interface Matched {
@@ -104,7 +113,7 @@ export function routeDispatcher(
     const { request = {} } = route;
     // Typed per route by its schemas; the dispatcher serves every route, so here they are unknown.
     const params: unknown = request.params ? parseOrThrow(request.params, raw, 'path') : raw;
-    const query: unknown = request.query ? parseOrThrow(request.query, req.query ?? {}, 'query') : {};
+    const query: unknown = request.query ? parseOrThrow(request.query, req.query ?? {}, 'query') : noQuery(route, req);
     const headers = request.headers ? parseOrThrow(request.headers, req.headers, 'header') : {};
     const ctx = {
       params,

@@ -41,6 +41,15 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
+/**
+ * Whether unknown query parameters are refused on a route with no query schema of its own: on the
+ * APIs (key and admin routes), so a typo never passes silently (docs/api.md); not on public pages
+ * (probes, the reference, the checkout), where browsers and balancers add their own.
+ */
+export function refusesUnknownQuery(route: RouteSpec): boolean {
+  return (route.auth ?? 'key') !== 'public';
+}
+
 // Route lists mix routes of different parameter types; `any` here is what lets them share one array.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface RouteSpec<P = any, Q = any, B = any> {

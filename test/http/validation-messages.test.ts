@@ -95,6 +95,38 @@ describe('validation messages', () => {
     expect(limit.body.error.message).toMatch(/^limit must be /);
   });
 
+  it('when an endpoint without query parameters gets one, then 400 names it and nothing is done', async () => {
+    const q = await t.partner();
+    const created = await t.http
+      .post('/v1/orders')
+      .set(bearer(q.sandbox))
+      .set('Idempotency-Key', newKey())
+      .send(orderBody());
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    const dryRun = await t.http
+      .post('/v1/orders?dry_run=true')
+      .set(bearer(q.sandbox))
+      .set('Idempotency-Key', newKey())
+      .send(orderBody());
+    expect(dryRun.status).toBe(400);
+    expect(dryRun.body.error).toMatchObject({
+      code: 'validation_error',
+      param: 'dry_run',
+      message: 'dry_run is not a query parameter of this endpoint.',
+    });
+    const cancel = await t.http.post(`/v1/orders/${id}/cancel?force=1`).set(bearer(q.sandbox)).send({});
+    expect(cancel.status).toBe(400);
+    expect(cancel.body.error.param).toBe('force');
+    const order = await t.http.get(`/v1/orders/${id}`).set(bearer(q.sandbox));
+    expect(order.body.data.status).not.toBe('cancelled');
+    const orders = await t.http.get('/v1/orders?limit=100').set(bearer(q.sandbox));
+    expect(orders.body.data.map((o: { id: string }) => o.id)).toEqual([id]);
+    expect((await t.http.get(`/v1/orders/${id}?expand=x`).set(bearer(q.sandbox))).status).toBe(400);
+    // The public pages ignore them: probes and browsers add their own.
+    expect((await t.http.get('/healthz?probe=1')).status).toBe(200);
+  });
+
   it('when the Idempotency-Key header is missing, then the message names the header once', async () => {
     const res = await t.http.post('/v1/orders').set(bearer(p.sandbox)).send(orderBody());
     expect(res.status).toBe(400);

@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from './zod.js';
 import { ErrorBody, envelope } from '../schemas/common.js';
-import type { RouteSpec } from '../route.js';
+import { refusesUnknownQuery, type RouteSpec } from '../route.js';
 import { applyExamples } from './examples.js';
 import { responseLinks } from './links.js';
 import { pairPointParameters } from './paired-query.js';
@@ -49,7 +49,7 @@ function errorCodesOf(route: RouteSpec): number[] {
   // 503 storage_unavailable: any route that reads or writes a store may find it full or failing.
   const codes = new Set<number>([500, ...(route.storeless ? [] : [503]), ...(route.errors ?? [])]);
   const r = route.request ?? {};
-  if (r.params || r.query || r.body || r.headers) codes.add(400);
+  if (r.params || r.query || r.body || r.headers || refusesUnknownQuery(route)) codes.add(400);
   if (r.body) [413, 415].forEach((c) => codes.add(c));
   if ((route.auth ?? 'key') !== 'public') [401, 403].forEach((c) => codes.add(c));
   // The operations API answers 404 not_found on every route while ADMIN_TOKEN is unset.
