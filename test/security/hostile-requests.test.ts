@@ -175,6 +175,9 @@ describe('wrong content types', () => {
     'application/vnd.api+json',
     'application/json; charset=latin1',
     'application/json; charset=koi8-r',
+    'application/json; charset=utf-16',
+    'application/json; charset=utf-16le',
+    'application/json; charset=utf8',
   ])('%s is 415 unsupported_media_type', async (type) => {
     const before = await settledHead(t.service);
     expectRefused(await postRaw(JSON.stringify(orderBody()), type), 415, 'unsupported_media_type');
@@ -187,13 +190,22 @@ describe('wrong content types', () => {
     expect(res.body.error?.code).toBe('unsupported_media_type');
   });
 
-  it('a body that is not in the charset it claims is a clean 400', async () => {
-    expectRefused(
-      await postRaw(JSON.stringify(orderBody()), 'application/json; charset=utf-16'),
-      400,
-      'validation_error',
-    );
+  it('a UTF-16 body that says so is 415: JSON bodies are UTF-8', async () => {
+    const before = await settledHead(t.service);
+    const utf16 = Buffer.from(JSON.stringify(orderBody()), 'utf16le');
+    expectRefused(await postRaw(utf16, 'application/json; charset=utf-16le'), 415, 'unsupported_media_type');
+    expect(await t.stores.events.headPosition()).toBe(before);
   });
+
+  it.each(['utf-8', 'UTF-8'])(
+    'charset=%s is UTF-8: a valid body is taken, invalid bytes are a 400',
+    async (charset) => {
+      const type = `application/json; charset=${charset}`;
+      expect((await postRaw(JSON.stringify(orderBody()), type)).status).toBe(201);
+      const bad = Buffer.concat([Buffer.from('{"reference":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+      expectRefused(await postRaw(bad, type), 400, 'validation_error');
+    },
+  );
 
   it('invalid UTF-8 in a JSON body is a clean 400', async () => {
     const bytes = Buffer.concat([Buffer.from('{"reference":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);

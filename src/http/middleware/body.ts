@@ -13,7 +13,7 @@ export const hasBodyHeaders = (req: Request): boolean =>
 
 /**
  * A JSON request's body exactly as received: its bytes, one character each (latin1, so different
- * bytes are never the same text). Equal texts are the same request, whatever the charset; nothing
+ * bytes are never the same text). Equal texts are the same request; nothing
  * in it is parsed (routes compare it: an idempotent retry). The text is made at the first call
  * (only the routes that compare bodies ask) and kept for the next.
  */
@@ -28,8 +28,9 @@ export function receivedBody(res: Response): string | undefined {
 export const NOT_UTF8 = 'entity.not.utf8';
 
 /**
- * JSON bodies only, up to `limit` bytes. A body of any other type is a 415, not silently ignored.
- * A UTF-8 body must be valid UTF-8: decoding would turn bad bytes into U+FFFD, text the caller never sent.
+ * JSON bodies only, up to `limit` bytes. A body of any other type is a 415, not silently ignored,
+ * as is one in another charset (UTF-16 too, which body-parser would decode). A UTF-8 body must be
+ * valid UTF-8: decoding would turn bad bytes into U+FFFD, text the caller never sent.
  */
 export function jsonBody(limit: number) {
   const parse = express.json({
@@ -37,8 +38,10 @@ export function jsonBody(limit: number) {
     strict: true,
     type: 'application/json',
     verify: (_req, res, bytes, encoding) => {
-      if (encoding === 'utf-8' && !isUtf8(bytes))
-        throw Object.assign(new Error('The request body is not valid UTF-8.'), { type: NOT_UTF8 });
+      // body-parser has refused the charsets not named utf-*; none given is utf-8 (RFC 8259: JSON between systems is UTF-8).
+      if (encoding !== 'utf-8')
+        throw Object.assign(new Error('Request bodies must be UTF-8 JSON.'), { type: 'charset.unsupported' });
+      if (!isUtf8(bytes)) throw Object.assign(new Error('The request body is not valid UTF-8.'), { type: NOT_UTF8 });
       (res as Response).locals.receivedBytes = bytes;
     },
   });
