@@ -26,7 +26,7 @@ export function parseOrThrow<T>(
   if (parsed.success) return parsed.data;
   const result = schema.safeParse(input, { error: (issue) => issueMessage(schema, issue) });
   if (result.success) return result.data;
-  const details: ErrorDetail[] = result.error.issues.flatMap((issue) => {
+  const details: ErrorDetail[] = withoutFollowUps(result.error.issues).flatMap((issue) => {
     const named = (path: readonly PropertyKey[]) => {
       const param = prefix + formatPath(path) || where;
       // Headers arrive lower-cased; name them as documented (idempotency-key -> Idempotency-Key).
@@ -280,3 +280,16 @@ function decodeQueryComponent(text: string): string {
 /** Express's "simple" query parser (node:querystring), keeping invalid UTF-8 detectable (see surrogateEscape). */
 export const parseQueryString = (text: string): Record<string, unknown> =>
   querystring.parse(text, '&', '=', { decodeURIComponent: decodeQueryComponent });
+
+/**
+ * The issues without those that follow a wrong type at the same path: zod still runs an array's
+ * size checks on a string given instead (`"events": "order.created"` would also be "1 to 10
+ * characters"), and a value of the wrong type has nothing more to be told about.
+ */
+function withoutFollowUps(issues: readonly z.core.$ZodIssue[]): readonly z.core.$ZodIssue[] {
+  const mistyped = new Set(
+    issues.filter((i) => i.code === 'invalid_type').map((i) => i.path.map(String).join('\u0000')),
+  );
+  if (mistyped.size === 0) return issues;
+  return issues.filter((i) => i.code === 'invalid_type' || !mistyped.has(i.path.map(String).join('\u0000')));
+}

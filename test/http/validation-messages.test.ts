@@ -64,6 +64,23 @@ describe('validation messages', () => {
     expect(number.body.error.message).toBe('reference must be a string.');
   });
 
+  it('when a list is given as a string, then it is only told it must be an array, not the size rules of the list too', async () => {
+    const res = await post(orderBody({ items: 'hummus'.repeat(10) }));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ param: 'items', message: 'items must be an array.' });
+    expect(res.body.error.details).toBeUndefined();
+  });
+
+  it('when an option is chosen twice, then the message names the repeat and the option', async () => {
+    const items = [{ item_id: 'chicken-shawarma-wrap', quantity: 1, modifier_ids: ['size-large', 'size-large'] }];
+    const res = await post(orderBody({ items }));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      param: 'items[0].modifier_ids[1]',
+      message: 'items[0].modifier_ids[1] repeats option size-large.',
+    });
+  });
+
   it.each(['null', '123', '"text"', 'true', '[]'])(
     'when the body is %s, then 400 "the body must be a JSON object", not "not valid JSON"',
     async (text) => {

@@ -161,7 +161,7 @@ export const PlaceOrderBody = z
               .superRefine((ids, ctx) => {
                 // The first repeat only: an answer stays small whatever the request holds.
                 const j = ids.findIndex((id, i) => ids.indexOf(id) !== i);
-                if (j >= 0) ctx.addIssue({ code: 'custom', message: `Option ${ids[j]} is chosen twice.`, path: [j] });
+                if (j >= 0) ctx.addIssue({ code: 'custom', message: `repeats option ${ids[j]}`, path: [j] });
               })
               .optional()
               .openapi({
