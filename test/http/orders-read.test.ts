@@ -85,6 +85,19 @@ describe('GET /v1/orders', () => {
     expect(before.body.data.map((o: { id: string }) => o.id)).toEqual([early.id]);
   });
 
+  it('when a time bound falls between two milliseconds, then an order of the millisecond below it is on the right side', async () => {
+    const partner = await t.partner();
+    t.clock.set('2026-11-21T09:00:00.123Z');
+    const placed = await place(partner.sandbox);
+    const ids = async (query: string) =>
+      (await list(partner.sandbox, query)).body.data.map((o: { id: string }) => o.id) as string[];
+    const at = (time: string) => encodeURIComponent(time);
+    expect(await ids(`?created_before=${at('2026-11-21T09:00:00.1231Z')}`)).toEqual([placed.id]);
+    expect(await ids(`?created_before=${at('2026-11-21T09:00:00.123Z')}`)).toEqual([]);
+    expect(await ids(`?created_after=${at('2026-11-21T09:00:00.1229Z')}`)).toEqual([placed.id]);
+    expect(await ids(`?created_after=${at('2026-11-21T09:00:00.1231Z')}`)).toEqual([]);
+  });
+
   it('when a reference with surrounding spaces is sent, then it is echoed as sent and found by the value as sent', async () => {
     const partner = await t.partner();
     const sent = '  ref-42 ';

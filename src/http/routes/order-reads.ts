@@ -5,7 +5,7 @@ import { ORDER_STATUSES } from '../../domain/order/machine.js';
 import { toPublicOrder } from '../../domain/order/public-order.js';
 import { ORDER_ID_PATTERN, OrderIdParams, OrderSchema, Reference } from '../schemas/order.js';
 import { IsoTimestamp, cursorParam, queryNumber } from '../schemas/common.js';
-import { Instant, TIME_RANGE_NOTE } from '../schemas/webhooks.js';
+import { Instant, InstantRoundedUp, TIME_RANGE_NOTE } from '../schemas/webhooks.js';
 import { partnerContext } from './orders.js';
 
 const ListOrdersQuery = z
@@ -24,7 +24,9 @@ const ListOrdersQuery = z
     }),
     status: z.enum(ORDER_STATUSES).optional(),
     created_after: Instant.optional().openapi({ description: 'Only orders created strictly after this time.' }),
-    created_before: Instant.optional().openapi({ description: 'Only orders created strictly before this time.' }),
+    created_before: InstantRoundedUp.optional().openapi({
+      description: 'Only orders created strictly before this time.',
+    }),
   })
   .strict();
 

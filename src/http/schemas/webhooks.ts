@@ -31,6 +31,17 @@ export const Instant = z.iso
   .transform((v) => new Date(v).toISOString())
   .openapi({ format: 'date-time', pattern: INSTANT_PATTERN });
 
+/**
+ * The same, for a bound that a time taken to the millisecond (every stored time) must reach or
+ * stay under: an instant between two milliseconds is raised to the next, where `Instant` drops the
+ * digits past the third. "Before 10.1231" then keeps a time of 10.123, and "at or after 10.1231"
+ * leaves it out.
+ */
+export const InstantRoundedUp = z.iso
+  .datetime({ offset: true })
+  .transform((v) => new Date(Date.parse(v) + (/\.\d{3}\d*[1-9]/.test(v) ? 1 : 0)).toISOString())
+  .openapi({ format: 'date-time', pattern: INSTANT_PATTERN });
+
 /** The cross-field rule of created_after and created_before (JSON Schema cannot say it), for descriptions. */
 export const TIME_RANGE_NOTE =
   ' `created_after` and `created_before` are exclusive bounds: with `created_after` at or after `created_before` the page is empty.';
@@ -242,7 +253,9 @@ export const ListEventsQuery = z
       description: 'Only events of this order (an order id, `sbx_…` or `ord_…`); any other value matches none.',
     }),
     created_after: Instant.optional().openapi({ description: 'Only events created strictly after this time.' }),
-    created_before: Instant.optional().openapi({ description: 'Only events created strictly before this time.' }),
+    created_before: InstantRoundedUp.optional().openapi({
+      description: 'Only events created strictly before this time.',
+    }),
     delivery_success: z
       .enum(['true', 'false'])
       .optional()
@@ -266,7 +279,7 @@ export const EventIdParams = z.object({
 
 export const RecoverBody = z
   .object({
-    since: Instant.openapi({
+    since: InstantRoundedUp.openapi({
       description:
         'Redeliver events created at or after this time: within the last 30 days and not in the future, otherwise ' +
         '422 time_out_of_range "since: must be within the last 30 days (not before …) and not in the future." (a rule ' +
