@@ -20,7 +20,7 @@ const ListOrdersQuery = z
     }),
     reference: Reference.optional().openapi({
       description:
-        'Your own reference: find an order after an unconfirmed creation. Matched exactly as sent; a value no order was placed with matches none.',
+        'Your own reference: find an order after an unconfirmed creation. Matched exactly once surrounding whitespace is removed, as it is from the reference an order is placed with; a value no order was placed with matches none.',
     }),
     status: z.enum(ORDER_STATUSES).optional(),
     created_after: Instant.optional().openapi({ description: 'Only orders created strictly after this time.' }),

@@ -55,15 +55,10 @@ const Text = (max: number) =>
     .refine(...lengthInCharacters(1, max))
     .openapi({ pattern: PRINTABLE_PATTERN, allOf: [{ pattern: trimmedLengthPattern(1, max) }] });
 /**
- * The partner's reference: an identifier, kept exactly as sent (not trimmed), so the list's filter
- * finds an order by the very value the request carried (the spec's lookup after an unconfirmed
- * creation).
+ * The partner's reference, trimmed as other text is, in the body and in the list's filter alike: a
+ * lookup by the value as sent finds the order (the spec's lookup after an unconfirmed creation).
  */
-export const Reference = z
-  .string()
-  .regex(new RegExp(PRINTABLE_PATTERN, 'u'), 'must not contain control characters')
-  .refine(...lengthInCharacters(1, 100))
-  .openapi({ pattern: PRINTABLE_PATTERN, minLength: 1, maxLength: 100 });
+export const Reference = Text(100);
 const Id = z
   .string()
   .min(1)
@@ -188,7 +183,8 @@ export const PlaceOrderBody = z
       .openapi({ description: 'Required for delivery; ignored for pickup.' }),
     payment_method: z.enum(['cash', 'card']),
     reference: Reference.optional().openapi({
-      description: "The partner's own reference, kept and echoed exactly as sent, and filterable in GET /orders.",
+      description:
+        "The partner's own reference, echoed back without surrounding whitespace, and filterable in GET /orders.",
     }),
     tip: z
       .number()
