@@ -44,10 +44,11 @@ export interface ResponseSpec {
 /**
  * Whether unknown query parameters are refused on a route with no query schema of its own: on the
  * APIs (key and admin routes), so a typo never passes silently (docs/api.md); not on public pages
- * (probes, the reference, the checkout), where browsers and balancers add their own.
+ * (probes, the reference, the checkout), where browsers and balancers add their own, nor on a
+ * route that says `unknownQuery: 'ignore'`.
  */
 export function refusesUnknownQuery(route: RouteSpec): boolean {
-  return (route.auth ?? 'key') !== 'public';
+  return (route.auth ?? 'key') !== 'public' && route.unknownQuery !== 'ignore';
 }
 
 // Route lists mix routes of different parameter types; `any` here is what lets them share one array.
@@ -73,6 +74,11 @@ export interface RouteSpec<P = any, Q = any, B = any> {
   responses: Record<number, ResponseSpec>;
   /** Error codes this route can answer with besides the common ones; used for the OpenAPI document. */
   errors?: number[];
+  /**
+   * 'ignore': query parameters are ignored on a key or admin route without a query schema, where the
+   * spec lists the answers and no 400 (ping), or tools fetch it (a scrape, a document).
+   */
+  unknownQuery?: 'ignore';
   /** Answers without a store (liveness, the API's own document): never 503, so the document lists none. */
   storeless?: boolean;
   /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { startTestService, type TestService } from '../support/service.js';
+import { bearer, startTestService, type TestService } from '../support/service.js';
 
 const ADMIN_TOKEN = 'openapi-test-admin-token-0123456789';
 
@@ -55,6 +55,30 @@ describe('OpenAPI document', () => {
       }
     }
     expect(without.sort()).toEqual(['get /docs', 'get /docs/assets/{file}', 'get /healthz', 'get /v1/openapi.json']);
+  });
+
+  it('when an operation is sent a query parameter it does not take, then it answers what its document lists: 400 where refused, 200 where ignored', async () => {
+    type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const partner = t.service.app.openApiDocument() as Doc;
+    const operator = t.service.app.internalOpenApiDocument() as Doc;
+    const key = (await t.partner()).sandbox;
+    const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    const cases = [
+      { path: '/v1/webhooks/endpoint', doc: partner, headers: bearer(key), status: 400 },
+      { path: '/internal/projections', doc: operator, headers: admin, status: 400 },
+      // The spec lists ping's answers without a 400; tools fetch the document and the metrics.
+      { path: '/v1/ping', doc: partner, headers: bearer(key), status: 200 },
+      { path: '/internal/openapi.json', doc: operator, headers: admin, status: 200 },
+      { path: '/metrics', doc: operator, headers: admin, status: 200 },
+      { path: '/healthz', doc: partner, headers: {}, status: 200 },
+    ];
+    for (const { path, doc, headers, status } of cases) {
+      const res = await t.http.get(`${path}?unknown_param=1`).set(headers);
+      expect(res.status, path).toBe(status);
+      const listed = Object.keys(doc.paths[path]!.get!.responses);
+      if (status === 400) expect(listed, path).toContain('400');
+      else expect(listed, path).not.toContain('400');
+    }
   });
 
   it('when /docs is opened, then it is the reference page, loading its scripts from this service only (CSP)', async () => {

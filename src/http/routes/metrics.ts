@@ -19,6 +19,8 @@ export function metricsRoutes(deps: { scrape: MetricsSource }) {
         'Prometheus text exposition format 0.0.4; every metric is described in docs/operations.md. For operators (ADMIN_TOKEN), not partners.',
       tags: ['Operations'],
       auth: 'admin',
+      // Scrapers may add their own parameters; /metrics on METRICS_PORT ignores them too.
+      unknownQuery: 'ignore',
       responses: { 200: { description: 'The metrics, `text/plain; version=0.0.4`.', contentType: 'text/plain' } },
       handler: async () => {
         const { contentType, body } = await deps.scrape();

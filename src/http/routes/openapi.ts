@@ -54,6 +54,7 @@ export function openApiRoutes(
       tags: ['Operations'],
       auth: 'admin',
       storeless: true,
+      unknownQuery: 'ignore',
       responses: { 200: { description: 'The OpenAPI document.', contentType: 'application/json' } },
       handler: () => json(internalDocument()),
     }),

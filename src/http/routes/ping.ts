@@ -23,6 +23,8 @@ export function pingRoutes(deps: { clock: Clock }) {
       operationId: 'ping',
       summary: 'Check the key and see what it can do',
       tags: ['Account'],
+      // The spec: "No parameters. ... Also answers 401, 429, 500" (no 400).
+      unknownQuery: 'ignore',
       responses: { 200: { description: 'The key, its partner and limits.', data: PingResult } },
       handler: ({ principal }) => ({
         data: {
