@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import supertest from 'supertest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
@@ -14,6 +14,7 @@ import {
 } from '../support/api-spec.js';
 import { waitFor } from '../support/wait.js';
 import { answeredOnceDurable } from '../support/held-disk.js';
+import { WrongExpectedRevisionError } from '../../src/ports/event-store.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 let t: TestService;
@@ -200,6 +201,24 @@ describe('card payments through the built-in checkout', () => {
     const second = new URL((await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox))).body.data.url)
       .pathname;
     await t.http.post(`${second}/pay`);
+    expect((await get(id)).body.data.payment.status).toBe('paid');
+  });
+
+  it('when the order keeps changing under a payment, then the payer gets a page to try again, and a retry pays', async () => {
+    const id = await place(p.sandbox, { payment_method: 'card' });
+    const path = new URL((await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox))).body.data.url).pathname;
+    const conflict = new WrongExpectedRevisionError(`order-${id}`, 1, 2);
+    const operate = vi.spyOn(t.service.services.orders, 'operate').mockRejectedValueOnce(conflict);
+    try {
+      const busy = await t.http.post(`${path}/pay`);
+      expect(busy.status).toBe(409);
+      expect(busy.headers['content-type']).toMatch(/^text\/html/);
+      expect(busy.text).toContain('try again');
+      expect((await get(id)).body.data.payment.status).toBe('pending');
+    } finally {
+      operate.mockRestore();
+    }
+    expect((await t.http.post(`${path}/pay`)).status).toBe(200);
     expect((await get(id)).body.data.payment.status).toBe('paid');
   });
 

@@ -1,6 +1,7 @@
 import { z } from '../openapi/zod.js';
 import { defineRoute } from '../route.js';
 import { isApiError } from '../../domain/errors.js';
+import { WrongExpectedRevisionError } from '../../ports/event-store.js';
 import { toMajor } from '../../domain/money.js';
 import type { BuiltinCheckout, CheckoutSession } from '../../application/payments/builtin-checkout.js';
 import type { OrderService } from '../../application/orders/order-service.js';
@@ -42,6 +43,10 @@ export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderS
           : { type: 'recordPaymentFailed', reason: 'declined by payer' },
       );
     } catch (err) {
+      // The order kept changing under the payment (the API answers 409 concurrent_modification):
+      // nothing was recorded, and the payer can simply try again.
+      if (err instanceof WrongExpectedRevisionError)
+        return { status: 409, ...page('Please try again', '<p>The order was being updated. Nothing was charged.</p>') };
       if (!isApiError(err)) throw err;
       return { status: 409, ...page('Payment not possible', `<p>${esc(err.message)}</p>`) };
     }
