@@ -134,6 +134,27 @@ describe('pricing over random baskets of the demo catalog', () => {
   });
 });
 
+describe('pricing: a repeated option', () => {
+  it('given an option twice on a line, when priced, then 400 names the repeat and the option, as the schema does', () => {
+    const store = open.find((s) => itemsOf(s).some((i) => i.available && i.modifier_groups.length > 0))!;
+    const item = itemsOf(store).find((i) => i.available && i.modifier_groups.length > 0)!;
+    const option = item.modifier_groups[0]!.options[0]!.id;
+    const req: PricingRequest = {
+      store_id: store.id,
+      fulfilment: 'pickup',
+      items: [{ item_id: item.id, quantity: 1, modifier_ids: [option, option] }],
+      tip: 0,
+    };
+    expect(() => priceOrder(index, req, AT)).toThrow(
+      expect.objectContaining({
+        code: 'validation_error',
+        param: 'items[0].modifier_ids[1]',
+        message: `items[0].modifier_ids[1] repeats option ${option}.`,
+      }),
+    );
+  });
+});
+
 describe('money: toMajor / fromMajor', () => {
   const currency = fc.constantFrom(...CURRENCIES);
   // Every amount a double holds exactly once written with 3 decimals: up to 15 significant digits.

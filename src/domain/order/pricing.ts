@@ -123,8 +123,10 @@ function chooseOptions(item: Item, ids: string[], path: string): OrderLine['opti
     const group = item.modifier_groups.find((g) => g.options.some((o) => o.id === id));
     if (!group) throw invalid(`${path}.modifier_ids[${j}]`, `${id} is not an option of ${item.name}.`);
     // The document states this one (uniqueItems), so it is a 400 like any other schema rule.
-    if (seen.has(id))
-      throw new ApiError('validation_error', `Option ${id} is chosen twice.`, { param: `${path}.modifier_ids[${j}]` });
+    if (seen.has(id)) {
+      const param = `${path}.modifier_ids[${j}]`;
+      throw new ApiError('validation_error', `${param} repeats option ${id}.`, { param });
+    }
     seen.add(id);
     const option = group.options.find((o) => o.id === id)!;
     chosen.push({ id: option.id, group_id: group.id, name: option.name, price: option.price });
