@@ -6,6 +6,7 @@ import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
 const CLI = 'dist/src/cli/main.js';
+const ADMIN_TOKEN = 'ops-test-admin-token-0123456789abcdef';
 let t: TestService;
 let p: TestPartner;
 
@@ -19,7 +20,7 @@ const cli = (args: string[]) => {
 
 beforeAll(async () => {
   if (!fs.existsSync(CLI)) execFileSync('npm', ['run', 'build', '--silent']);
-  t = await startTestService();
+  t = await startTestService({ env: { ADMIN_TOKEN } });
   await t.service.services.catalog.import(demoCatalogWith({ [REEM.store_id]: { auto_accept: false } }));
   p = await t.partner();
 }, 120_000);
@@ -60,5 +61,32 @@ describe('CLI: ops', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(cli(['ops', placed.body.data.id, 'fly']).stderr).toContain('unknown action');
     expect(cli(['ops', 'ord_missing', 'accept']).stderr).toContain('order_not_found');
     expect(cli(['ops', '--help']).stdout).toContain('assign-rider');
+  });
+
+  it('when a field is past its limit, then the CLI refuses it as /internal does and the log is unchanged', async () => {
+    const placed = await t.http
+      .post('/v1/orders')
+      .set(bearer(p.live))
+      .set('Idempotency-Key', newKey())
+      .send(orderBody());
+    const id = placed.body.data.id as string;
+    const before = await t.stores.events.readStream(`order-${id}`);
+    const reason = cli(['ops', id, 'cancel', '--reason', 'y'.repeat(201)]);
+    expect(reason.code).toBe(1);
+    expect(reason.stderr).toContain('validation_error: reason must be at most 200 characters.');
+    for (const action of ['accept', 'start', 'ready']) expect(cli(['ops', id, action]).code).toBe(0);
+    const rider = cli(['ops', id, 'assign-rider', '--name', 'A', '--phone', '12', '--vehicle', 'bike']);
+    expect(rider.code).toBe(1);
+    expect(rider.stderr).toContain('validation_error: phone must be 4 to 32 characters.');
+    const after = await t.stores.events.readStream(`order-${id}`);
+    // The three actions that passed, and nothing of the two refused.
+    expect(after).toHaveLength(before.length + 3);
+    expect(after.map((e) => e.type)).not.toContain('OrderCancelled');
+    expect(after.map((e) => e.type)).not.toContain('RiderAssigned');
+    const internal = await t.http
+      .post(`/internal/orders/${id}/assign-rider`)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ name: 'A', phone: '12', vehicle: 'bike' });
+    expect(internal.body.error.message).toBe('phone must be 4 to 32 characters.');
   });
 });

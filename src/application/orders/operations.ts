@@ -50,6 +50,28 @@ const ACTOR: Record<OpsAction, CommandContext['actor']> = {
   'fail-payment': 'system',
 };
 
+/**
+ * The lengths of the text an action reads (characters as String.length counts them, as zod does).
+ * Checked here, for every caller (/internal, `cli ops`, the console), since what passes is in the
+ * log for good and partners see it (a cancellation's reason); /internal's schema states them too.
+ */
+export const OPS_TEXT_LIMITS = {
+  reason: { min: 0, max: 200 },
+  name: { min: 1, max: 100 },
+  phone: { min: 4, max: 32 },
+  vehicle: { min: 1, max: 40 },
+} as const;
+
+function checkTextLimits(args: OpsArgs): void {
+  for (const field of Object.keys(OPS_TEXT_LIMITS) as Array<keyof typeof OPS_TEXT_LIMITS>) {
+    const value = args[field];
+    const { min, max } = OPS_TEXT_LIMITS[field];
+    if (value === undefined || (value.length >= min && value.length <= max)) continue;
+    const rule = min === 0 ? `at most ${max}` : `${min} to ${max}`;
+    throw new ApiError('validation_error', `${field} must be ${rule} characters.`, { param: field });
+  }
+}
+
 function required<T>(value: T | undefined, name: string): T {
   if (value === undefined || value === '')
     throw new ApiError('validation_error', `${name} is required for this action.`, { param: name });
@@ -63,6 +85,7 @@ export async function runOperation(
   args: OpsArgs,
   base: Omit<CommandContext, 'actor'> = {},
 ): Promise<OrderView> {
+  checkTextLimits(args);
   const ctx: CommandContext = extend(base, { actor: ACTOR[action] });
   const order = await deps.orders.load(orderId);
   if (!order) throw new ApiError('order_not_found', `No order with id ${orderId}.`, { param: 'order_id' });

@@ -1,22 +1,29 @@
 import { z } from '../openapi/zod.js';
 import { defineRoute, type RouteSpec } from '../route.js';
 import { parseOrThrow } from '../validation.js';
-import { OPS_ACTIONS, runOperation, type OpsAction, type OpsArgs } from '../../application/orders/operations.js';
+import {
+  OPS_ACTIONS,
+  OPS_TEXT_LIMITS,
+  runOperation,
+  type OpsAction,
+  type OpsArgs,
+} from '../../application/orders/operations.js';
 import type { OrderService } from '../../application/orders/order-service.js';
 import type { RiderLocations } from '../../application/orders/rider-locations.js';
 import { toPublicOrder } from '../../domain/order/public-order.js';
 import { OrderSchema } from '../schemas/order.js';
 
 /**
- * Every field an action body may carry, with the limits the operations API has always applied.
+ * Every field an action body may carry, with the limits runOperation applies to every caller.
  * Every action's body accepts all of them (a field an action does not use is accepted and ignored,
  * as it always was); what differs per action is which fields it reads and which it requires.
  */
+const text = ({ min, max }: { min: number; max: number }) => (min > 0 ? z.string().min(min) : z.string()).max(max);
 const FIELDS = {
-  reason: z.string().max(200),
-  name: z.string().min(1).max(100),
-  phone: z.string().min(4).max(32),
-  vehicle: z.string().min(1).max(40),
+  reason: text(OPS_TEXT_LIMITS.reason),
+  name: text(OPS_TEXT_LIMITS.name),
+  phone: text(OPS_TEXT_LIMITS.phone),
+  vehicle: text(OPS_TEXT_LIMITS.vehicle),
   amount: z.number().positive(),
   lat: z.number().min(-90).max(90),
   lng: z.number().min(-180).max(180),
