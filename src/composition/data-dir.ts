@@ -66,13 +66,30 @@ const RESEAL = 'the CLI command `data-dir reseal-webhook-secrets --yes`';
  * made them 0644). New SQLite files are created 0600 (createPrivately).
  */
 export function prepareDataDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const uid = process.getuid?.();
-  for (const name of PRIVATE_FILES) {
-    const file = path.join(dir, name);
-    const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (stat && stat.uid === uid && (stat.mode & 0o077) !== 0) fs.chmodSync(file, stat.mode & 0o700);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const uid = process.getuid?.();
+    for (const name of PRIVATE_FILES) {
+      const file = path.join(dir, name);
+      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      if (stat && stat.uid === uid && (stat.mode & 0o077) !== 0) fs.chmodSync(file, stat.mode & 0o700);
+    }
+  } catch (err) {
+    throw inaccessible(`DATA_DIR ${dir}`, err) ?? err;
   }
+}
+
+/** Faults only the operator can fix: permissions, a read-only filesystem, a file where a directory should be. */
+const ACCESS_FAULTS = new Set(['EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENOTDIR', 'EISDIR']);
+
+/** An access fault on DATA_DIR or one of its files, as a Refusal naming it (one line, no stack). */
+function inaccessible(what: string, err: unknown): Refusal | undefined {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string') return undefined;
+  if (!ACCESS_FAULTS.has(code) && !/^SQLITE_(CANTOPEN|READONLY|PERM)/.test(code)) return undefined;
+  const message = (err as Error).message;
+  const cause = message.startsWith(code) ? message : `${code}: ${message}`;
+  return new Refusal(`${what} cannot be used (${cause}): DATA_DIR must be a directory this user can read and write.`);
 }
 
 export interface EmbeddedFiles {
@@ -308,13 +325,13 @@ const isCorruption = (err: unknown) => {
   return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB'));
 };
 
-/** Runs `open`, naming the file when SQLite finds it is no database or a damaged one. */
+/** Runs `open`, naming the file when SQLite finds it is no database or a damaged one, or it cannot be opened. */
 function opened<T>(file: string, open: () => T): T {
   try {
     return open();
   } catch (err) {
     if (isCorruption(err)) throw corrupted(file, (err as Error).message);
-    throw err;
+    throw inaccessible(file, err) ?? err;
   }
 }
 

@@ -401,6 +401,26 @@ describe('a damaged event log', () => {
   });
 });
 
+describe('an unusable DATA_DIR', () => {
+  it('when DATA_DIR is a file, or a file in it is a directory, then the service and the CLI refuse with one line naming it', () => {
+    const file = path.join(root(), 'not-a-directory');
+    fs.writeFileSync(file, '');
+    const dir = path.join(root(), 'data');
+    fs.mkdirSync(path.join(dir, 'service.db'), { recursive: true });
+    for (const [dataDir, named] of [
+      [file, `DATA_DIR ${file} cannot be used`],
+      [dir, `${path.join(dir, 'service.db')} cannot be used`],
+    ] as const) {
+      const refused = startRefused(dataDir);
+      expect(refused.status).toBe(1);
+      expect(refused.lines).toEqual([expect.stringContaining(named)]);
+      const cli = runCli(dataDir, ['partners', 'list']);
+      expect(cli.code).toBe(1);
+      expect(cli.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^error: .*${named}`))]);
+    }
+  });
+});
+
 describe('permissions', () => {
   it('when a directory is made, then it is 0700 and every file in it 0600, -wal and -shm included', () => {
     expect(modeOf(lived)).toBe(0o700);
