@@ -29,6 +29,12 @@ registerAuditCommands(program);
 registerDataDirCommands(program);
 registerListenCommand(program);
 
+// A reader that stops early (`catalog export | head -1`) closes the pipe: end quietly, as Unix tools do.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {

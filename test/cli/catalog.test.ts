@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDataDir } from '../support/service.js';
@@ -96,6 +96,19 @@ describe('CLI: catalog', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       code: 1,
       stderr: expect.stringMatching(/^error: .* is not valid JSON/),
     });
+  });
+
+  it('when the reader of an export stops early (| head -1), then the CLI ends quietly', async () => {
+    const child = spawn(process.execPath, [CLI, 'catalog', 'export'], {
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('when an export is imported, then it round-trips and import prints the stats', () => {
