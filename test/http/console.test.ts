@@ -768,6 +768,8 @@ describe('console stream pages of a bounded stream', () => {
     expect(link(second.text, '◀ Earlier')).toBe('?from=6&count=3');
 
     expect((await agent.get(`/console/streams/${stream}?from=10`)).status).toBe(404);
+    for (const far of ['1234567890', '99999999999999999999'])
+      expect((await agent.get(`/console/streams/${stream}?from=${far}`)).status, far).toBe(404);
     const listing = await agent.get('/console/streams?prefix=console-bounded-');
     expect(listing.text).toMatch(/<th scope="col">Last revision<\/th>/);
     expect(listing.text).toMatch(/console-bounded-1<\/a>\s*<\/td>\s*<td>9<\/td>/);

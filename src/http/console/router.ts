@@ -66,7 +66,8 @@ const RECENT_PAGE = 50;
 const session = (res: Response): ConsoleSession => res.locals.console as ConsoleSession;
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 const int = (v: unknown, fallback: number, min: number, max: number): number => {
-  const n = typeof v === 'string' && /^\d{1,9}$/.test(v) ? Number(v) : fallback;
+  // Any run of digits: a number past `max` is `max` (a `from` past a stream's end is its 404), not the fallback.
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : fallback;
   return Math.min(max, Math.max(min, n));
 };
 
