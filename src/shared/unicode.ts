@@ -40,3 +40,14 @@ export function illFormedPath(input: unknown): Array<string | number> | undefine
   }
   return undefined;
 }
+
+/**
+ * The length of `text` as JSON Schema counts it (`maxLength`, and `{m,n}` in a pattern): code
+ * points, so an emoji is one character, not the two UTF-16 units of `String.length`. Every length
+ * the service states for text is checked with it, so the documents and the checks never disagree.
+ */
+export function characterCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}

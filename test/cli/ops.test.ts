@@ -71,7 +71,8 @@ describe('CLI: ops', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       .send(orderBody());
     const id = placed.body.data.id as string;
     const before = await t.stores.events.readStream(`order-${id}`);
-    const reason = cli(['ops', id, 'cancel', '--reason', 'y'.repeat(201)]);
+    // Characters, not UTF-16 units: 201 emoji are refused (and 200 taken, below).
+    const reason = cli(['ops', id, 'cancel', '--reason', '🍕'.repeat(201)]);
     expect(reason.code).toBe(1);
     expect(reason.stderr).toContain('validation_error: reason must be at most 200 characters.');
     for (const action of ['accept', 'start', 'ready']) expect(cli(['ops', id, action]).code).toBe(0);
@@ -88,5 +89,8 @@ describe('CLI: ops', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
       .send({ name: 'A', phone: '12', vehicle: 'bike' });
     expect(internal.body.error.message).toBe('phone must be 4 to 32 characters.');
+    const cancelled = cli(['ops', id, 'cancel', '--reason', '🍕'.repeat(200), '--json']);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(JSON.parse(cancelled.stdout).cancellation.reason).toBe('🍕'.repeat(200));
   });
 });

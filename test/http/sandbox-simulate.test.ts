@@ -119,6 +119,16 @@ describe('simulate: each action does what the real actor does', () => {
     );
   });
 
+  it('when a reason is at its limit in characters but longer in UTF-16 units, then it is taken; one more is 400', async () => {
+    const id = await place(p.sandbox);
+    const long = await simulate(id, { action: 'restaurant_cancel', reason: '🍕'.repeat(201) });
+    expect(long.status).toBe(400);
+    expect(long.body.error.param).toBe('reason');
+    const res = await simulate(id, { action: 'restaurant_cancel', reason: '🍕'.repeat(200) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.cancellation.reason).toBe('🍕'.repeat(200));
+  });
+
   it('when refund is simulated partly and then in full, then order.refunded follows each, in major units', async () => {
     const id = await place(p.sandbox, { payment_method: 'card' });
     await simulate(id, { action: 'payment_succeeded' });

@@ -6,6 +6,7 @@ import type { CommandContext } from './context.js';
 import type { OrderService } from './order-service.js';
 import type { RiderLocations } from './rider-locations.js';
 import { extend } from '../../shared/objects.js';
+import { characterCount } from '../../shared/unicode.js';
 
 /** What restaurants, riders and support do to live orders; the same list backs /internal and `cli ops`. */
 export const OPS_ACTIONS = [
@@ -51,9 +52,10 @@ const ACTOR: Record<OpsAction, CommandContext['actor']> = {
 };
 
 /**
- * The lengths of the text an action reads (characters as String.length counts them, as zod does).
- * Checked here, for every caller (/internal, `cli ops`, the console), since what passes is in the
- * log for good and partners see it (a cancellation's reason); /internal's schema states them too.
+ * The lengths of the text an action reads, in characters (code points, as the documents count).
+ * Checked here, for every caller (/internal, `cli ops`, the sandbox's simulate), since what passes
+ * is in the log for good and partners see it (a cancellation's reason); /internal's schema states
+ * them too.
  */
 export const OPS_TEXT_LIMITS = {
   reason: { min: 0, max: 200 },
@@ -66,7 +68,9 @@ function checkTextLimits(args: OpsArgs): void {
   for (const field of Object.keys(OPS_TEXT_LIMITS) as Array<keyof typeof OPS_TEXT_LIMITS>) {
     const value = args[field];
     const { min, max } = OPS_TEXT_LIMITS[field];
-    if (value === undefined || (value.length >= min && value.length <= max)) continue;
+    if (value === undefined) continue;
+    const n = characterCount(value);
+    if (n >= min && n <= max) continue;
     const rule = min === 0 ? `at most ${max}` : `${min} to ${max}`;
     throw new ApiError('validation_error', `${field} must be ${rule} characters.`, { param: field });
   }

@@ -1,6 +1,7 @@
 import { z } from '../openapi/zod.js';
 import { defineRoute, type RouteSpec } from '../route.js';
 import { parseOrThrow } from '../validation.js';
+import { lengthInCharacters } from '../schemas/text-patterns.js';
 import {
   OPS_ACTIONS,
   OPS_TEXT_LIMITS,
@@ -18,7 +19,12 @@ import { OrderSchema } from '../schemas/order.js';
  * Every action's body accepts all of them (a field an action does not use is accepted and ignored,
  * as it always was); what differs per action is which fields it reads and which it requires.
  */
-const text = ({ min, max }: { min: number; max: number }) => (min > 0 ? z.string().min(min) : z.string()).max(max);
+// Counted in characters, as runOperation counts and the document's minLength/maxLength say.
+const text = ({ min, max }: { min: number; max: number }) =>
+  z
+    .string()
+    .refine(...lengthInCharacters(min, max))
+    .openapi(min > 0 ? { minLength: min, maxLength: max } : { maxLength: max });
 const FIELDS = {
   reason: text(OPS_TEXT_LIMITS.reason),
   name: text(OPS_TEXT_LIMITS.name),

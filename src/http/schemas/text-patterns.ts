@@ -1,3 +1,5 @@
+import { characterCount } from '../../shared/unicode.js';
+
 /**
  * JSON Schema `pattern`s for values the service reads from text in its own way, so the OpenAPI
  * document says exactly what it accepts: a string whose length is checked after trimming. Written with explicit
@@ -23,24 +25,13 @@ export function trimmedLengthPattern(min: number, max: number): string {
 }
 
 /**
- * The length of `text` as JSON Schema counts it (`maxLength`, and `{m,n}` in a pattern): code
- * points, so an emoji is one character, not the two UTF-16 units of `String.length`. Every
- * length the document states for free text is checked with it, so the two never disagree.
- */
-function characters(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
-
-/**
  * The check and message of a text's length in characters, for zod's `refine`: after `.trim()` it
  * goes with `trimmedLengthPattern(min, max)` in the document (`.trim().refine(...lengthInCharacters(1,
  * 32))`); on text kept as sent, with `minLength`/`maxLength`, which count characters the same way.
  */
 export function lengthInCharacters(min: number, max: number): [(text: string) => boolean, string] {
   const check = (text: string) => {
-    const n = characters(text);
+    const n = characterCount(text);
     return n >= min && n <= max;
   };
   return [check, min === 0 ? `must be at most ${max} characters` : `must be ${min} to ${max} characters`];
