@@ -29,9 +29,11 @@ registerAuditCommands(program);
 registerDataDirCommands(program);
 registerListenCommand(program);
 
-// A reader that stops early (`catalog export | head -1`) closes the pipe: end quietly, as Unix tools do.
+// A reader that stops early (`catalog export | head -1`) closes the pipe: end at once and quietly,
+// with the status of a Unix tool killed by SIGPIPE (128 + 13), so a pipeline under `pipefail`
+// still sees that the command was cut short.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(0);
+  if (err.code === 'EPIPE') process.exit(141);
   throw err;
 });
 
