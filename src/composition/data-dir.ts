@@ -63,30 +63,44 @@ const RESEAL = 'the CLI command `data-dir reseal-webhook-secrets --yes`';
 /**
  * Creates DATA_DIR with mode 0700 when missing (an existing directory keeps its mode), and takes
  * group and other access away from the service's files in it that this user owns (older versions
- * made them 0644). New SQLite files are created 0600 (createPrivately).
+ * made them 0644). New SQLite files are created 0600 (createPrivately). A directory or file this
+ * user cannot use is refused here, naming it, before anything opens it: SQLite would open a
+ * read-only database read-only and fail at the first write.
  */
 export function prepareDataDir(dir: string): void {
-  try {
+  usable(`DATA_DIR ${dir}`, () => {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const uid = process.getuid?.();
-    for (const name of PRIVATE_FILES) {
-      const file = path.join(dir, name);
+    // Files are made in it, SQLite's -wal and -shm beside each database.
+    fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+  });
+  const uid = process.getuid?.();
+  for (const name of PRIVATE_FILES) {
+    const file = path.join(dir, name);
+    usable(file, () => {
       const stat = fs.statSync(file, { throwIfNoEntry: false });
-      if (stat && stat.uid === uid && (stat.mode & 0o077) !== 0) fs.chmodSync(file, stat.mode & 0o700);
-    }
-  } catch (err) {
-    throw inaccessible(`DATA_DIR ${dir}`, err) ?? err;
+      if (!stat) return;
+      if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
+      fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
+      if (stat.uid === uid && (stat.mode & 0o077) !== 0) fs.chmodSync(file, stat.mode & 0o700);
+    });
   }
 }
 
 /** Faults only the operator can fix: permissions, a read-only filesystem, a file where a directory should be. */
 const ACCESS_FAULTS = new Set(['EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENOTDIR', 'EISDIR']);
 
-/** An access fault on DATA_DIR or one of its files, as a Refusal naming it (one line, no stack). */
+/** Runs `check`; an access fault becomes a Refusal naming `what` (one line, no stack). */
+function usable(what: string, check: () => void): void {
+  try {
+    check();
+  } catch (err) {
+    throw inaccessible(what, err) ?? err;
+  }
+}
+
 function inaccessible(what: string, err: unknown): Refusal | undefined {
   const code = (err as { code?: unknown }).code;
-  if (typeof code !== 'string') return undefined;
-  if (!ACCESS_FAULTS.has(code) && !/^SQLITE_(CANTOPEN|READONLY|PERM)/.test(code)) return undefined;
+  if (typeof code !== 'string' || !ACCESS_FAULTS.has(code)) return undefined;
   const message = (err as Error).message;
   const cause = message.startsWith(code) ? message : `${code}: ${message}`;
   return new Refusal(`${what} cannot be used (${cause}): DATA_DIR must be a directory this user can read and write.`);

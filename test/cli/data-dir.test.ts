@@ -402,15 +402,19 @@ describe('a damaged event log', () => {
 });
 
 describe('an unusable DATA_DIR', () => {
-  it('when DATA_DIR is a file, or a file in it is a directory, then the service and the CLI refuse with one line naming it', () => {
+  it('when DATA_DIR is a file, or a file of the service in it is a directory, then the service and the CLI refuse with one line naming it', () => {
     const file = path.join(root(), 'not-a-directory');
     fs.writeFileSync(file, '');
-    const dir = path.join(root(), 'data');
-    fs.mkdirSync(path.join(dir, 'service.db'), { recursive: true });
+    const withDirectory = (name: string) => {
+      const dir = path.join(root(), 'data');
+      fs.mkdirSync(path.join(dir, name), { recursive: true });
+      return [dir, `${path.join(dir, name)} cannot be used`] as const;
+    };
     for (const [dataDir, named] of [
-      [file, `DATA_DIR ${file} cannot be used`],
-      [dir, `${path.join(dir, 'service.db')} cannot be used`],
-    ] as const) {
+      [file, `DATA_DIR ${file} cannot be used`] as const,
+      withDirectory('service.db'),
+      withDirectory('webhook-secrets.key'),
+    ]) {
       const refused = startRefused(dataDir);
       expect(refused.status).toBe(1);
       expect(refused.lines).toEqual([expect.stringContaining(named)]);
