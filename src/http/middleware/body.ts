@@ -13,9 +13,9 @@ export const hasBodyHeaders = (req: Request): boolean =>
 
 /**
  * A JSON request's body exactly as received: its bytes, one character each (latin1, so different
- * bytes are never the same text). Equal texts are the same request; nothing
- * in it is parsed (routes compare it: an idempotent retry). The text is made at the first call
- * (only the routes that compare bodies ask) and kept for the next.
+ * bytes are never the same text). Equal texts are the same request; nothing in it is parsed
+ * (routes compare it: an idempotent retry). The text is made at the first call (only the routes
+ * that compare bodies ask) and kept for the next.
  */
 export function receivedBody(res: Response): string | undefined {
   const locals = res.locals;

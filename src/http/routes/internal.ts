@@ -14,17 +14,18 @@ import type { RiderLocations } from '../../application/orders/rider-locations.js
 import { toPublicOrder } from '../../domain/order/public-order.js';
 import { OrderSchema } from '../schemas/order.js';
 
-/**
- * Every field an action body may carry, with the limits runOperation applies to every caller.
- * Every action's body accepts all of them (a field an action does not use is accepted and ignored,
- * as it always was); what differs per action is which fields it reads and which it requires.
- */
 // Counted in characters, as runOperation counts and the document's minLength/maxLength say.
 const text = ({ min, max }: { min: number; max: number }) =>
   z
     .string()
     .refine(...lengthInCharacters(min, max))
     .openapi(min > 0 ? { minLength: min, maxLength: max } : { maxLength: max });
+
+/**
+ * Every field an action body may carry, with the limits runOperation applies to every caller.
+ * Every action's body accepts all of them (a field an action does not use is accepted and ignored,
+ * as it always was); what differs per action is which fields it reads and which it requires.
+ */
 const FIELDS = {
   reason: text(OPS_TEXT_LIMITS.reason),
   name: text(OPS_TEXT_LIMITS.name),
