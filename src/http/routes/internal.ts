@@ -1,7 +1,6 @@
 import { z } from '../openapi/zod.js';
 import { defineRoute, type RouteSpec } from '../route.js';
 import { parseOrThrow } from '../validation.js';
-import { lengthInCharacters } from '../schemas/text-patterns.js';
 import {
   OPS_ACTIONS,
   OPS_TEXT_LIMITS,
@@ -14,12 +13,8 @@ import type { RiderLocations } from '../../application/orders/rider-locations.js
 import { toPublicOrder } from '../../domain/order/public-order.js';
 import { OrderSchema } from '../schemas/order.js';
 
-// Counted in characters, as runOperation counts and the document's minLength/maxLength say.
-const text = ({ min, max }: { min: number; max: number }) =>
-  z
-    .string()
-    .refine(...lengthInCharacters(min, max))
-    .openapi(min > 0 ? { minLength: min, maxLength: max } : { maxLength: max });
+// zod counts code points, as runOperation and the document's minLength/maxLength do.
+const text = ({ min, max }: { min: number; max: number }) => (min > 0 ? z.string().min(min) : z.string()).max(max);
 
 /**
  * Every field an action body may carry, with the limits runOperation applies to every caller.
