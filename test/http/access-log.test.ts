@@ -1,19 +1,14 @@
 import fs from 'node:fs';
 import { jsonLineSink, type LogLine } from '../support/log-sink.js';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerAdmin } from '../../src/application/partners.js';
-import { KeyResolver } from '../../src/application/key-resolver.js';
-import { KeyRateLimiter } from '../../src/application/rate-limits.js';
 import { loadConfig } from '../../src/config.js';
 import { buildService, type Service } from '../../src/composition/server.js';
 import { openStores, type Stores } from '../../src/composition/stores.js';
-import { createApp } from '../../src/http/app.js';
-import { defineRoute } from '../../src/http/route.js';
-import type { PartnerStore } from '../../src/ports/partner-store.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { http, type Http } from '../support/http.js';
+import { failingApp } from '../support/failing-app.js';
 import { bearer, tempDataDir } from '../support/service.js';
 
 // The access log: one JSON line per request, at info (error for 5xx), with the same fields every
@@ -134,26 +129,7 @@ describe('access log', () => {
 describe('access log of a failure', () => {
   it('a 500 is logged at error level as "request failed"', async () => {
     const own = memorySink();
-    const app = createApp({
-      logger: createLogger({ level: 'info', destination: own.sink }),
-      keys: new KeyResolver({} as PartnerStore),
-      limits: new KeyRateLimiter((points) => new RateLimiterMemory({ points, duration: 60 })),
-      bodyLimitBytes: 1024,
-      routes: [
-        defineRoute({
-          method: 'get',
-          path: '/boom/:id',
-          operationId: 'boom',
-          summary: 'fails',
-          tags: ['Test'],
-          auth: 'public',
-          responses: { 200: { description: 'never' } },
-          handler: () => {
-            throw new Error('fault');
-          },
-        }),
-      ],
-    });
+    const app = failingApp(new Error('fault'), own.lines, { path: '/boom/:id' });
     const res = await http(app).get('/boom/1');
     expect(res.status).toBe(500);
     const line = own.lines.find((l) => l.msg === 'request failed');
