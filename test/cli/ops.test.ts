@@ -26,14 +26,16 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t.close());
 
+/** A live order of the demo catalog (Reem accepts by hand here), placed through the API. */
+async function placeLive(): Promise<string> {
+  const placed = await t.http.post('/v1/orders').set(bearer(p.live)).set('Idempotency-Key', newKey()).send(orderBody());
+  expect(placed.status).toBe(201);
+  return placed.body.data.id as string;
+}
+
 describe('CLI: ops', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('when an operator runs actions from the CLI, then the running service sees the order move', async () => {
-    const placed = await t.http
-      .post('/v1/orders')
-      .set(bearer(p.live))
-      .set('Idempotency-Key', newKey())
-      .send(orderBody());
-    const id = placed.body.data.id as string;
+    const id = await placeLive();
     for (const action of ['accept', 'start', 'ready']) {
       const r = cli(['ops', id, action]);
       expect(r.stderr).toBe('');
@@ -50,26 +52,17 @@ describe('CLI: ops', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it('when the machine refuses an action, then the CLI says why and exits 1', async () => {
-    const placed = await t.http
-      .post('/v1/orders')
-      .set(bearer(p.live))
-      .set('Idempotency-Key', newKey())
-      .send(orderBody());
-    const r = cli(['ops', placed.body.data.id, 'deliver']);
+    const id = await placeLive();
+    const r = cli(['ops', id, 'deliver']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/invalid_transition: .*placed/);
-    expect(cli(['ops', placed.body.data.id, 'fly']).stderr).toContain('unknown action');
+    expect(cli(['ops', id, 'fly']).stderr).toContain('unknown action');
     expect(cli(['ops', 'ord_missing', 'accept']).stderr).toContain('order_not_found');
     expect(cli(['ops', '--help']).stdout).toContain('assign-rider');
   });
 
   it('when a field is past its limit, then the CLI refuses it as /internal does and the log is unchanged', async () => {
-    const placed = await t.http
-      .post('/v1/orders')
-      .set(bearer(p.live))
-      .set('Idempotency-Key', newKey())
-      .send(orderBody());
-    const id = placed.body.data.id as string;
+    const id = await placeLive();
     const before = await t.stores.events.readStream(`order-${id}`);
     // Characters, not UTF-16 units: 201 emoji are refused (and 200 taken, below).
     const reason = cli(['ops', id, 'cancel', '--reason', '🍕'.repeat(201)]);
