@@ -94,16 +94,12 @@ function usable(what: string, check: () => void): void {
   try {
     check();
   } catch (err) {
-    throw inaccessible(what, err) ?? err;
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== 'string' || !ACCESS_FAULTS.has(code)) throw err;
+    const message = (err as Error).message;
+    const cause = message.startsWith(code) ? message : `${code}: ${message}`;
+    throw new Refusal(`${what} cannot be used (${cause}): DATA_DIR must be a directory this user can read and write.`);
   }
-}
-
-function inaccessible(what: string, err: unknown): Refusal | undefined {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code !== 'string' || !ACCESS_FAULTS.has(code)) return undefined;
-  const message = (err as Error).message;
-  const cause = message.startsWith(code) ? message : `${code}: ${message}`;
-  return new Refusal(`${what} cannot be used (${cause}): DATA_DIR must be a directory this user can read and write.`);
 }
 
 export interface EmbeddedFiles {
@@ -339,13 +335,16 @@ const isCorruption = (err: unknown) => {
   return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB'));
 };
 
-/** Runs `open`, naming the file when SQLite finds it is no database or a damaged one, or it cannot be opened. */
+/**
+ * Runs `open`, naming the file when SQLite finds it is no database or a damaged one (that the
+ * directory and the file can be used at all, prepareDataDir has checked before).
+ */
 function opened<T>(file: string, open: () => T): T {
   try {
     return open();
   } catch (err) {
     if (isCorruption(err)) throw corrupted(file, (err as Error).message);
-    throw inaccessible(file, err) ?? err;
+    throw err;
   }
 }
 
