@@ -26,10 +26,12 @@ export const DELIVERY_ID_PATTERN = '^whd_[0-9a-f]{32}$';
  * answered as UTC. The pattern is the check's own regex, `\d` written `[0-9]`.
  */
 export const INSTANT_PATTERN = z.regexes.datetime({ offset: true }).source.replace(/\\d/g, '[0-9]');
-export const Instant = z.iso
-  .datetime({ offset: true })
-  .transform((v) => new Date(v).toISOString())
-  .openapi({ format: 'date-time', pattern: INSTANT_PATTERN });
+const instant = (toMillisecond: (v: string) => number) =>
+  z.iso
+    .datetime({ offset: true })
+    .transform((v) => new Date(toMillisecond(v)).toISOString())
+    .openapi({ format: 'date-time', pattern: INSTANT_PATTERN });
+export const Instant = instant(Date.parse);
 
 /**
  * The same, for a bound that a time taken to the millisecond (every stored time) must reach or
@@ -37,10 +39,7 @@ export const Instant = z.iso
  * digits past the third. "Before 10.1231" then keeps a time of 10.123, and "at or after 10.1231"
  * leaves it out.
  */
-export const InstantRoundedUp = z.iso
-  .datetime({ offset: true })
-  .transform((v) => new Date(Date.parse(v) + (/\.\d{3}\d*[1-9]/.test(v) ? 1 : 0)).toISOString())
-  .openapi({ format: 'date-time', pattern: INSTANT_PATTERN });
+export const InstantRoundedUp = instant((v) => Date.parse(v) + (/\.\d{3}\d*[1-9]/.test(v) ? 1 : 0));
 
 /** The cross-field rule of created_after and created_before (JSON Schema cannot say it), for descriptions. */
 export const TIME_RANGE_NOTE =
