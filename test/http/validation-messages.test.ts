@@ -94,6 +94,27 @@ describe('validation messages', () => {
     },
   );
 
+  it('when a JSON body is empty (Content-Length 0), then it is told the body is required, not each field', async () => {
+    const res = await post('');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      code: 'validation_error',
+      param: 'body',
+      message: 'A JSON request body is required.',
+    });
+    expect(res.body.error.details).toBeUndefined();
+  });
+
+  it('when an endpoint whose body is optional gets an empty JSON body, then it is as if none was sent', async () => {
+    const res = await t.http
+      .post('/v1/webhooks/test')
+      .set(bearer(p.sandbox))
+      .set('Content-Type', 'application/json')
+      .set('Content-Length', '0');
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('webhook_endpoint_not_configured');
+  });
+
   it('when the body is not JSON at all, then it still says not valid JSON', async () => {
     const res = await post('{"store_id": ');
     expect(res.status).toBe(400);

@@ -57,7 +57,13 @@ export function jsonBody(limit: number) {
       );
       return;
     }
-    parse(req, res, (err?: unknown) => next(err === undefined ? undefined : (notAnObject(err) ?? err)));
+    parse(req, res, (err?: unknown) => {
+      if (err !== undefined) return next(notAnObject(err) ?? err);
+      // body-parser reads an empty body as `{}`: no bytes are no body, which a route that needs
+      // one refuses as missing, not field by field.
+      if ((res.locals.receivedBytes as Buffer | undefined)?.length === 0) req.body = undefined;
+      next();
+    });
   };
 }
 
