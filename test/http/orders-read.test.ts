@@ -207,6 +207,13 @@ describe('GET /v1/orders/{id}/tracking', () => {
     await ops(o.id, 'assign-rider', { name: 'Ahmed', phone: '+96555512345', vehicle: 'motorbike' });
     expect((await track(o.id, p.live)).body.data.rider).toBeNull();
     await ops(o.id, 'start');
+    // Shown from preparing; no position reported yet is a null location, not a made-up one.
+    expect((await track(o.id, p.live)).body.data.rider).toEqual({
+      name: 'Ahmed',
+      phone: '+96555512345',
+      vehicle: 'motorbike',
+      location: null,
+    });
     await ops(o.id, 'rider-location', { lat: 29.3351, lng: 48.0812 });
     const fresh = await track(o.id, p.live);
     expect(fresh.body.data.rider).toEqual({

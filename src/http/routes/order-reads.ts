@@ -61,7 +61,8 @@ const TrackingSchema = z
               .boolean()
               .openapi({ description: 'true when the position is more than a minute old: show it as last known.' }),
           })
-          .nullable(),
+          .nullable()
+          .openapi({ description: 'null while the rider has reported no position yet.' }),
       })
       .nullable()
       .openapi({ description: 'null until a rider is assigned and the order is being prepared or delivered.' }),
