@@ -128,6 +128,19 @@ const EMBEDDINGS: Record<Embedding, string> = {
   teredo: 'a Teredo address',
 };
 
+/**
+ * What WEBHOOKS_ALLOW_PRIVATE_URLS adds to the public addresses: a developer's own machine and
+ * network (loopback, RFC 1918, unique-local IPv6, and IPv4 ones written as IPv6). Never link-local
+ * (169.254.169.254 is a cloud's metadata service), the unspecified address, multicast or reserved.
+ */
+const LOCAL_TESTING = new Set<RefusedReason>([
+  'loopback',
+  'private',
+  'unique_local',
+  'ipv4_mapped:loopback',
+  'ipv4_mapped:private',
+]);
+
 /** Human text for a refusal, e.g. "a loopback address inside an IPv4-mapped IPv6 address". */
 export function describeRefusal(reason: RefusedReason): string {
   const [outer, inner] = reason.split(':') as [string, RangeReason | undefined];
@@ -196,11 +209,12 @@ export async function checkWebhookUrl(
   if (addresses.length === 0) return refuse('unresolved', `host "${host}" did not resolve to any address`);
   for (const address of addresses) {
     const cls = classifyAddress(address);
-    if (cls === 'public' || (opts.allowPrivate && cls !== 'invalid')) continue;
+    if (cls === 'public' || (opts.allowPrivate && LOCAL_TESTING.has(cls))) continue;
     const what = literal ? `host ${address} is` : `host "${host}" resolves to`;
+    const allowed = opts.allowPrivate ? 'public, loopback or private' : 'public';
     return refuse(
       literal ? 'address' : 'resolved',
-      `${what} ${describeRefusal(cls)}; only public addresses are allowed`,
+      `${what} ${describeRefusal(cls)}; only ${allowed} addresses are allowed`,
     );
   }
   return { ok: true, url, addresses };

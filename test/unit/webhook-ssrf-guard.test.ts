@@ -233,6 +233,37 @@ describe('checkWebhookUrl', () => {
     expect(!ftp.ok && ftp.reason).toMatch(/must use https or http/);
   });
 
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', 'a link-local address'],
+    ['http://[fe80::1]:8080/', 'a link-local address'],
+    ['http://0.0.0.0:8080/', 'the unspecified address'],
+    ['http://224.0.0.1:8080/', 'a multicast address'],
+    ['http://100.64.1.1:8080/', 'a carrier-grade NAT'],
+    ['http://192.0.2.10:8080/', 'a documentation address'],
+    ['http://[::ffff:169.254.169.254]/', 'a link-local address inside an IPv4-mapped IPv6 address'],
+  ])(
+    'when private URLs are allowed, then %s is still refused (%s): only loopback and private hosts are added',
+    async (url, what) => {
+      const result = await checkWebhookUrl(url, { allowPrivate: true, resolve: neverResolve });
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.reason).toContain(`${what}`);
+      expect(!result.ok && result.reason).toMatch(/only public, loopback or private addresses are allowed$/);
+    },
+  );
+
+  it('when private URLs are allowed, then private, unique-local and mapped loopback hosts pass', async () => {
+    for (const [url, address] of [
+      ['http://192.168.1.20:8080/', '192.168.1.20'],
+      ['http://10.0.0.1/', '10.0.0.1'],
+      ['http://[fd00::1]:8443/', 'fd00::1'],
+      ['http://[::ffff:127.0.0.1]:3000/', '::ffff:7f00:1'],
+    ])
+      expect(await checkWebhookUrl(url!, { allowPrivate: true, resolve: neverResolve })).toMatchObject({
+        ok: true,
+        addresses: [address],
+      });
+  });
+
   it('when no resolver is given, then the system resolver is used: localhost is refused, or allowed when private is on', async () => {
     const refused = await checkWebhookUrl('https://localhost/hook', { allowPrivate: false });
     expect(!refused.ok && refused.reason).toMatch(/resolves to .*loopback/);
