@@ -173,6 +173,14 @@ describe('registration, secrets and rotation', () => {
     expect((await put(p.live, { url: receiver.url })).status).toBe(201);
   });
 
+  it('when the url has spaces around it, then it is stored, shown and used without them', async () => {
+    const p = await ts.partner();
+    const res = await put(p.sandbox, { url: ` \t${receiver.url}/padded \n` });
+    expect(res.status).toBe(201);
+    expect(res.body.data.url).toBe(`${receiver.url}/padded`);
+    expect((await ts.stores.webhookEndpoints.get(p.id, 'sandbox'))?.url).toBe(`${receiver.url}/padded`);
+  });
+
   it('when events name unknown types, then 400 naming each of them', async () => {
     const p = await ts.partner();
     const res = await put(p.sandbox, { url: receiver.url, events: ['order.created', 'order.shipped', 'payment.done'] });

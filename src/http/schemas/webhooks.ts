@@ -68,11 +68,12 @@ export const RegisterEndpointBody = z
   .object({
     url: z
       .string()
+      .trim()
       .min(1)
       .max(2048)
       .openapi({
         description:
-          'https only, no user name or password; port 443 (the default) or 1024-65535; a host name (in its ASCII, ' +
+          'Spaces around it are dropped. https only, no user name or password; port 443 (the default) or 1024-65535; a host name (in its ASCII, ' +
           'xn--, form). Every address the host resolves to must be public: a host that does not resolve, or resolves ' +
           'to a private, loopback or link-local address, is a 422 url_not_allowed.',
         pattern: WEBHOOK_URL_PATTERN,
