@@ -152,7 +152,11 @@ export function buildOpenApiDocument(
             version: '1.0.0',
             description:
               'Browse stores, quote delivery, place, pay for and track orders, and receive signed webhooks. ' +
-              'The operations API has its own document at /internal/openapi.json.',
+              'The operations API has its own document at /internal/openapi.json.\n\n' +
+              'Examples: the catalog ones and `POST /v1/orders` work as sent with a sandbox key on a fresh start ' +
+              '(give each new order its own `Idempotency-Key`: sent again, the example answers the order it placed ' +
+              'first). Elsewhere an order, delivery or event id, a webhook URL and a `since` time show what one looks ' +
+              'like: put in your own (the `id` of your order, your public HTTPS receiver, a time of the last 30 days).',
           }
         : {
             title: 'Partner Ordering API: operations',

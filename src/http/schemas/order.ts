@@ -225,7 +225,10 @@ export const IdempotencyHeaders = z.object({
     .min(8, 'must be 8 to 64 characters')
     .max(64, 'must be 8 to 64 characters')
     .regex(/^[\x21-\x7E]+$/, 'must be visible ASCII characters')
-    .openapi({ description: 'Unique per order you intend to create; reuse it when retrying.' }),
+    .openapi({
+      description:
+        'Unique per order you intend to create; reuse it when retrying. A key sent again with the same body answers the order it placed (200, `Idempotent-Replayed: true`), with another body 409 idempotency_conflict: the example is one key, so change it for each new order.',
+    }),
 });
 
 export const CancelOrderBody = z
