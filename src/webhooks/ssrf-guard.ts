@@ -130,8 +130,9 @@ const EMBEDDINGS: Record<Embedding, string> = {
 
 /**
  * What WEBHOOKS_ALLOW_PRIVATE_URLS adds to the public addresses: a developer's own machine and
- * network (loopback, RFC 1918, unique-local IPv6, and IPv4 ones written as IPv6). Never link-local
- * (169.254.169.254 is a cloud's metadata service), the unspecified address, multicast or reserved.
+ * network (loopback, RFC 1918, unique-local IPv6, and the first two as IPv4-mapped `::ffff:`
+ * addresses). Never link-local (169.254.169.254 is a cloud's metadata service), the unspecified
+ * address, multicast or reserved.
  */
 const LOCAL_TESTING = new Set<RefusedReason>([
   'loopback',
