@@ -14,6 +14,7 @@ interface Service {
   restart?: string;
   command?: string[];
   hostname?: string;
+  init?: boolean;
   environment?: Record<string, string>;
   ports?: string[];
   volumes?: string[];
@@ -31,6 +32,11 @@ const healthTest = (s: Service) => [s.healthcheck?.test ?? []].flat().join(' ');
 
 /** Compose's `${VAR:?message}`: the value is required from the environment, with no default. */
 const REQUIRED_FROM_ENV = /^\$\{([A-Z_]+):\?[^}]+\}$/;
+/** Compose's `${VAR:-default}`, as compose reads it when VAR is not set. */
+const withDefaults = (env: Record<string, string>) =>
+  Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/^\$\{[A-Z_]+:-([^}]*)\}$/, '$1')]));
+/** The proxy's configuration directory, mounted from the repository. */
+const caddyDir = (proxy: Service) => proxy.volumes!.find((v) => v.endsWith(':/etc/caddy:ro'))?.split(':')[0];
 
 describe('docker-compose.yml', () => {
   it('then it runs the stores, two api replicas and the proxy, each with a restart policy', () => {
@@ -101,7 +107,7 @@ describe('docker-compose.yml', () => {
       expect(REQUIRED_FROM_ENV.exec(env.WEBHOOK_SECRETS_KEY!)![1]).toBe('WEBHOOK_SECRETS_KEY');
 
       const given = {
-        ...env,
+        ...withDefaults(env),
         ADMIN_TOKEN: 'a'.repeat(48),
         WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
       };
@@ -115,13 +121,39 @@ describe('docker-compose.yml', () => {
   it("then Docker's SIGKILL comes after the replica's own shutdown deadline (grace period plus close bound)", () => {
     for (const name of apis) {
       const config = loadConfig({
-        ...services[name]!.environment!,
+        ...withDefaults(services[name]!.environment!),
         ADMIN_TOKEN: 'a'.repeat(48),
         WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
       });
       const match = /^(\d+)s$/.exec(services[name]!.stop_grace_period ?? '');
       expect(match, `${name}: stop_grace_period in seconds`).not.toBeNull();
       expect(Number(match![1]) * 1000, name).toBeGreaterThan(config.SHUTDOWN_GRACE_MS + CLOSE_BOUND_MS);
+    }
+  });
+
+  it('then the stores, which run without authentication here, are published on this host only', () => {
+    for (const name of ['eventstore', 'mongo']) {
+      const ports = services[name]!.ports ?? [];
+      expect(ports.length, name).toBeGreaterThan(0);
+      for (const p of ports) expect(p, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    }
+  });
+
+  it('then each replica runs under an init, with a host name of its own (the lease tells holders apart by host and pid)', () => {
+    for (const name of apis) expect(services[name]!.init, name).toBe(true);
+    expect(new Set(apis.map((a) => services[a]!.hostname)).size).toBe(apis.length);
+  });
+
+  it("then payment links use PUBLIC_BASE_URL when it is set, the proxy's address otherwise", () => {
+    for (const name of apis) {
+      expect(services[name]!.environment!.PUBLIC_BASE_URL).toBe('${PUBLIC_BASE_URL:-http://localhost:3000}');
+      expect(
+        loadConfig({
+          ...withDefaults(services[name]!.environment!),
+          ADMIN_TOKEN: 'a'.repeat(48),
+          WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+        }).PUBLIC_BASE_URL,
+      ).toMatch(/^http:\/\/localhost:3000\/?$/);
     }
   });
 
@@ -140,9 +172,9 @@ describe('docker-compose.yml', () => {
     const proxy = services.proxy!;
     expect(proxy.depends_on).toEqual(Object.fromEntries(apis.map((a) => [a, { condition: 'service_healthy' }])));
     expect(proxy.ports).toEqual(['3000:3000']);
-    const mount = proxy.volumes!.find((v) => v.endsWith(':/etc/caddy/Caddyfile:ro'));
-    expect(mount).toBeDefined();
-    expect(fs.existsSync(mount!.split(':')[0]!)).toBe(true);
+    // The directory: a file mount keeps the old copy when an editor replaces the file.
+    expect(caddyDir(proxy)).toBe('./docs/deploy');
+    expect(fs.existsSync(`${caddyDir(proxy)}/Caddyfile`)).toBe(true);
     expect(proxy.healthcheck).toBeDefined();
   });
 });
@@ -180,7 +212,7 @@ function parseCaddyfile(text: string): Directive[] {
 
 describe('docs/deploy/Caddyfile', () => {
   const proxy = services.proxy!;
-  const file = proxy.volumes!.find((v) => v.endsWith(':/etc/caddy/Caddyfile:ro'))!.split(':')[0]!;
+  const file = `${caddyDir(proxy)}/Caddyfile`;
   const top = parseCaddyfile(fs.readFileSync(file, 'utf8'));
   // The global options block has no words; every other top-level block is a site.
   const sites = top.filter((d) => d.words.length > 0);
