@@ -100,7 +100,7 @@ describe('docker-compose.yml', () => {
         MONGODB_URL: 'mongodb://mongo:27017/?replicaSet=rs0',
         PORT: '3000',
       });
-      // Secrets come from the environment of `docker compose up`, required, never a default in the file.
+      // Secrets come from compose's environment (the README's .env), required, never a default in the file.
       expect(env.ADMIN_TOKEN).toMatch(REQUIRED_FROM_ENV);
       expect(REQUIRED_FROM_ENV.exec(env.ADMIN_TOKEN!)![1]).toBe('ADMIN_TOKEN');
       expect(env.WEBHOOK_SECRETS_KEY).toMatch(REQUIRED_FROM_ENV);
@@ -139,14 +139,31 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('then each replica runs under an init, with a host name of its own (the lease tells holders apart by host and pid)', () => {
-    for (const name of apis) expect(services[name]!.init, name).toBe(true);
-    expect(new Set(apis.map((a) => services[a]!.hostname)).size).toBe(apis.length);
+  it('then each replica runs under an init (SIGTERM reaches it during start-up) and links the console to the EventStoreDB UI', () => {
+    for (const name of apis) {
+      expect(services[name]!.init, name).toBe(true);
+      expect(services[name]!.environment!.EVENTSTORE_UI_URL, name).toBe(
+        `http://localhost:${services.eventstore!.ports![0]!.split(':').at(-1)}/`,
+      );
+    }
+  });
+
+  it('then the secrets file it reads is kept out of git and out of the build context', () => {
+    for (const file of ['.gitignore', '.dockerignore'])
+      expect(fs.readFileSync(file, 'utf8').split('\n'), file).toContain('.env');
   });
 
   it("then payment links use PUBLIC_BASE_URL when it is set, the proxy's address otherwise", () => {
     for (const name of apis) {
       expect(services[name]!.environment!.PUBLIC_BASE_URL).toBe('${PUBLIC_BASE_URL:-http://localhost:3000}');
+      expect(
+        loadConfig({
+          ...withDefaults(services[name]!.environment!),
+          PUBLIC_BASE_URL: 'https://orders.example.com',
+          ADMIN_TOKEN: 'a'.repeat(48),
+          WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+        }).PUBLIC_BASE_URL,
+      ).toMatch(/^https:\/\/orders\.example\.com\/?$/);
       expect(
         loadConfig({
           ...withDefaults(services[name]!.environment!),
