@@ -5,7 +5,7 @@ import { EVENT_TYPES } from '../../src/domain/webhook/event-types.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/retry-schedule.js';
 import { bearer } from '../support/service.js';
 import { waitFor } from '../support/wait.js';
-import { newKey, orderBody } from '../support/orders.js';
+import { placeOrder } from '../support/orders.js';
 import {
   register,
   startReceiver,
@@ -68,11 +68,7 @@ describe('the webhooks section of /v1/openapi.json', () => {
   it('every event a receiver gets, of every type, matches the documented payload schema and headers', async () => {
     const p = await ts.partner('Webhook Document Partner');
     await register(ts, p.sandbox, receiver.url);
-    const placed = await ts.http
-      .post('/v1/orders')
-      .set(bearer(p.sandbox))
-      .set('Idempotency-Key', newKey())
-      .send(orderBody());
+    const placed = await placeOrder(ts.http, p.sandbox);
     expect(placed.status).toBe(201);
     const id = placed.body.data.id as string;
     // placed -> confirmed -> preparing -> ready -> out_for_delivery -> delivered (cash settled on delivery).

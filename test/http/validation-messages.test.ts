@@ -1,7 +1,7 @@
 // Validation answers in words a partner can act on: the field's path, then what it must be.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestService, type TestPartner, type TestService } from '../support/service.js';
-import { newKey, orderBody } from '../support/orders.js';
+import { newKey, orderBody, placeOrder } from '../support/orders.js';
 
 let t: TestService;
 let p: TestPartner;
@@ -125,11 +125,7 @@ describe('validation messages', () => {
 
   it('when an endpoint without query parameters gets one, then 400 names it and nothing is done', async () => {
     const q = await t.partner();
-    const created = await t.http
-      .post('/v1/orders')
-      .set(bearer(q.sandbox))
-      .set('Idempotency-Key', newKey())
-      .send(orderBody());
+    const created = await placeOrder(t.http, q.sandbox);
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     const dryRun = await t.http

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { bearer, tempDataDir } from '../support/service.js';
-import { newKey, orderBody } from '../support/orders.js';
+import { placeOrder } from '../support/orders.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { register, startReceiver, startWebhookService, type Receiver } from './webhooks-fixture.js';
 
@@ -22,11 +22,7 @@ describe('restart in the middle of a retry schedule', () => {
     const first = await startWebhookService({ dataDir, clock });
     const p = await first.partner();
     await register(first, p.sandbox, receiver.url);
-    const placed = await first.http
-      .post('/v1/orders')
-      .set(bearer(p.sandbox))
-      .set('Idempotency-Key', newKey())
-      .send(orderBody());
+    const placed = await placeOrder(first.http, p.sandbox);
     expect(placed.status).toBe(201);
     await receiver.waitFor(1);
     await first.scheduler.runDue();
