@@ -209,7 +209,7 @@ export class ReadModels {
    * when the read began, so a partner always sees its own completed writes. Bounded; never a sleep.
    */
   async catchUp(name: string, timeoutMs = READ_YOUR_WRITES_TIMEOUT_MS): Promise<boolean> {
-    const head = await this.deps.events.headPosition();
+    const head = await this.deps.events.readYourWritesPosition();
     return this.runner(name).waitFor(head, timeoutMs);
   }
 

@@ -306,8 +306,15 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up, then live; strictly sequential delivery. */
   subscribeToAll(options: SubscribeToAllOptions): Subscription;
-  /** Position of the newest event (0n when empty): for read-your-writes waits. */
+  /** Position of the newest event this store's readers see (0n when empty). */
   headPosition(): Promise<bigint>;
+  /**
+   * The position a read-your-writes wait must reach: the newest event in the log, written by any
+   * client or process. An adapter whose readers see the log only up to the commits it has made
+   * durable (the embedded store: another process's acknowledged order can sit behind this one's
+   * 'ordered' commit) also starts the sync that shows it to them, so the wait is one sync at most.
+   */
+  readYourWritesPosition(): Promise<bigint>;
   /**
    * Resolves once every event a read of this store could return when it was called is durable;
    * rejects when that cannot be made sure (the disk fails). An answer that rests on a write it

@@ -474,6 +474,20 @@ export function eventStoreContract(
         if (fixture.isolated) expect(head).toBe(r.position);
       });
 
+      it("readYourWritesPosition reaches another client's acknowledged append, also behind this one's 'ordered' append, and its readers then get there", async () => {
+        const other = await fixture.open();
+        const mine = await store.append(s('claim'), [ev('KeyClaimed')], {
+          expectedRevision: 'no_stream',
+          durability: 'ordered',
+        });
+        const theirs = await other.append(s('order'), [ev('OrderPlaced')], { expectedRevision: 'no_stream' });
+        const target = await store.readYourWritesPosition();
+        expect(target).toBeGreaterThanOrEqual(theirs.position);
+        await eventually(async () =>
+          (await store.readAll({ after: mine.position, maxCount: 100 })).some((e) => e.position === theirs.position),
+        );
+      });
+
       it('setStreamMaxCount keeps the newest events and revisions keep counting', async () => {
         await store.append(
           s('rider-1'),

@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EsdbEventStore } from '../../src/adapters/eventstoredb/event-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
-import { deferred, ev, eventStoreContract, type EventStoreFixture } from './event-store.contract.js';
+import { deferred, ev, eventually, eventStoreContract, type EventStoreFixture } from './event-store.contract.js';
+import { manualDeferral } from '../support/manual-deferral.js';
 
 function sqliteFixture(dir: string): EventStoreFixture {
   const file = join(dir, 'events.db');
@@ -97,6 +98,22 @@ describe('embedded SQLite event store across connections and processes', () => {
     expect((await viaSubscription.promise).type).toBe('OrderPlaced');
     expect((await viaGroup.promise).streamId).toBe('order-1');
     await sub.stop();
+  });
+
+  it("an append of another connection behind this one's unsynced 'ordered' commit: hidden from its readers until a read-your-writes wait syncs at once", async () => {
+    const orderedSyncs = manualDeferral(10);
+    const reader = new SqliteEventStore({ file, pollIntervalMs: 20, orderedSyncs: orderedSyncs.deferral });
+    opened.push(reader);
+    const writer = open();
+    await reader.append('idempotency-k', [ev('KeyClaimed')], { expectedRevision: 'no_stream', durability: 'ordered' });
+    const placed = await writer.append('order-1', [ev('OrderPlaced')], { expectedRevision: 'no_stream' });
+    // Its readers stop before its own commit that no sync covers yet, so before the other's too.
+    expect(await reader.headPosition()).toBeLessThan(placed.position);
+    expect(await reader.readYourWritesPosition()).toBe(placed.position);
+    await eventually(async () => (await reader.headPosition()) >= placed.position);
+    expect((await reader.readAll()).map((e) => e.type)).toEqual(['KeyClaimed', 'OrderPlaced']);
+    // The wait started the sync, and the deferred one (never run here) was cancelled.
+    expect([orderedSyncs.asked, orderedSyncs.waiting]).toEqual([1, 0]);
   });
 
   it('reads an append another connection made between two of its own, in order', async () => {

@@ -172,6 +172,37 @@ describe('GroupCommit', () => {
       db.close();
     });
 
+    it("when a reader asks for a sync now (syncNow), then the 'ordered' commits' deferred fsync starts at once", async () => {
+      const { db, insert, durability, timer, group } = durableGroup();
+      await group.write(() => insert.run('accepted'), true);
+      expect(timer.waiting).toBe(1);
+      group.syncNow();
+      expect(durability.calls).toBe(1);
+      expect(timer.waiting).toBe(0);
+      durability.release();
+      await tick();
+      expect(group.visibleHead()).toBeNull();
+      db.close();
+    });
+
+    it("when syncNow is asked while an fsync runs, then the 'ordered' commits made meanwhile get the next fsync as soon as it ends, not after their deferral", async () => {
+      const { db, insert, durability, timer, group } = durableGroup();
+      const first = group.write(() => insert.run('a'));
+      await tick();
+      await group.write(() => insert.run('accepted'), true); // committed while the first fsync runs
+      group.syncNow();
+      expect(durability.calls).toBe(1);
+      durability.release();
+      await first;
+      await tick();
+      expect(durability.calls).toBe(2);
+      expect(timer.waiting).toBe(0);
+      durability.release();
+      await tick();
+      expect(group.visibleHead()).toBeNull();
+      db.close();
+    });
+
     it("when the fsync covering an 'ordered' write fails, then the write depending on it is refused, not committed", async () => {
       const { db, insert, durability, timer, group } = durableGroup();
       await group.write(() => insert.run('claim'), true);

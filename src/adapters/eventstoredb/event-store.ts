@@ -209,6 +209,11 @@ export class EsdbEventStore implements EventStore {
    */
   async whenDurable(): Promise<void> {}
 
+  /** Reads show every acknowledged event at once (whenDurable): the head is the position. */
+  readYourWritesPosition(): Promise<bigint> {
+    return this.headPosition();
+  }
+
   async headPosition(): Promise<bigint> {
     try {
       return await this.readHeadPosition();

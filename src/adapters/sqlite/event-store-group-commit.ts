@@ -78,6 +78,8 @@ export class GroupCommit {
   private syncedHead = -1n;
   /** Set when an fsync fails: what every later write and wait is refused with. */
   private syncFailed: StorageUnavailableError | undefined;
+  /** A reader waits for what the sync in flight does not cover: the next one starts at its end. */
+  private syncAfterThis = false;
   /** Cancels the pending sync of commits that hold only 'ordered' writes. */
   private cancelDeferredSync: (() => void) | undefined;
   private readonly commitBatch: Database.Transaction<(batch: Write[]) => Outcome[]>;
@@ -117,6 +119,16 @@ export class GroupCommit {
         setImmediate(() => this.flush());
       }
     });
+  }
+
+  /**
+   * Starts the sync of what is committed now instead of after its deferral: a reader waits for a
+   * position it hides (another process's commit after one of ours). One in flight covers it.
+   */
+  syncNow(): void {
+    // One in flight may have begun before that commit: the next starts as soon as it ends.
+    if (this.syncing) this.syncAfterThis = true;
+    else this.syncNext(true);
   }
 
   /** The newest position this process's readers may see, or null when every commit is durable. */
@@ -221,9 +233,11 @@ export class GroupCommit {
       )
       .finally(() => {
         this.syncing = undefined;
+        const now = this.syncAfterThis;
+        this.syncAfterThis = false;
         // The writes held during this fsync commit now (flush starts the next fsync).
         if (this.queue.length > 0) this.flush();
-        else this.syncNext();
+        this.syncNext(now);
       });
   }
 

@@ -82,6 +82,8 @@ export interface SqliteEventStoreOptions {
   logger?: Pick<Logger, 'error'>;
   /** When consumer groups write the positions they have settled (tests pass their own). */
   positionWrites?: Deferral;
+  /** When commits of only 'ordered' appends are synced without a durable one after them (tests pass their own). */
+  orderedSyncs?: Deferral;
 }
 
 const MAX_REVISION = Number.MAX_SAFE_INTEGER;
@@ -213,7 +215,7 @@ export class SqliteEventStore implements EventStore {
         return { nextExpectedRevision: revision, position: BigInt(position) };
       },
     );
-    this.writes = new GroupCommit(db, () => this.wakeup.notify(), durability);
+    this.writes = new GroupCommit(db, () => this.wakeup.notify(), durability, options.orderedSyncs);
     this.checkpointer = this.startCheckpointer();
   }
 
@@ -324,6 +326,17 @@ export class SqliteEventStore implements EventStore {
 
   async headPosition(): Promise<bigint> {
     return this.reader.head();
+  }
+
+  /**
+   * The log's newest position. Past what this process's readers see while its own commits await
+   * their sync (GroupCommit), which would hide another process's acknowledged commits after them
+   * until a deferred sync: that sync starts now.
+   */
+  async readYourWritesPosition(): Promise<bigint> {
+    const newest = this.reader.newest();
+    if (newest > this.reader.head()) this.writes.syncNow();
+    return newest;
   }
 
   async setStreamMaxCount(streamId: string, maxCount: number): Promise<void> {
