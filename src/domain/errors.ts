@@ -7,7 +7,6 @@ export const ERROR_CODES = {
   missing_api_key: { status: 401, message: 'No API key was sent. Use "Authorization: Bearer <API_KEY>".' },
   invalid_api_key: { status: 401, message: 'The API key is not valid.' },
   insufficient_scope: { status: 403, message: 'The API key lacks the scope this endpoint requires.' },
-  forbidden: { status: 403, message: 'This operation is not allowed for this key.' },
   sandbox_only: { status: 403, message: 'This endpoint only accepts sandbox (svc_test_) keys.' },
   not_found: { status: 404, message: 'No such resource.' },
   store_not_found: { status: 404, message: 'No such store.' },

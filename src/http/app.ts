@@ -6,7 +6,7 @@ import type { KeyRateLimiter } from '../application/rate-limits.js';
 import { assignRequestId } from './middleware/request-id.js';
 import { accessLog } from './middleware/access-log.js';
 import { requestMetrics } from './middleware/request-metrics.js';
-import { hasBodyHeaders, jsonBody } from './middleware/body.js';
+import { jsonBody } from './middleware/body.js';
 import { AuthThrottle, adminGuard, authenticator, rateLimiter } from './middleware/auth.js';
 import { errorMapper } from './middleware/errors.js';
 import { notFound } from './middleware/not-found.js';
@@ -48,8 +48,8 @@ export interface App {
 
 /**
  * Builds the Express app without listening, so tests drive it with supertest.
- * Order: request id -> access log -> request metrics -> body parsing -> (per route) auth ->
- * rate limit -> scope -> validation -> handler -> error mapper.
+ * Order: request id -> access log -> request metrics -> (per route) auth -> rate limit -> scope ->
+ * body parsing -> validation -> handler -> error mapper.
  */
 export function createApp(deps: AppDeps): App {
   let document: Record<string, unknown> | undefined;
@@ -67,7 +67,6 @@ export function createApp(deps: AppDeps): App {
   const unrouted = notFound(routes);
   const startLog = accessLog(deps.logger);
   const startMetrics = deps.metrics ? requestMetrics(deps.metrics) : undefined;
-  const body = jsonBody(deps.bodyLimitBytes);
   const throttle = new AuthThrottle({ logger: deps.logger, failures: deps.authFailuresPerMin });
   // The admin token (/internal and the console's login) has a budget of its own: a partner's
   // client failing behind the operators' address does not lock the operators out.
@@ -78,6 +77,7 @@ export function createApp(deps: AppDeps): App {
       authenticate: authenticator(deps.keys, throttle),
       rateLimit: rateLimiter(deps.limits),
       requireAdmin: adminGuard(deps.adminToken, adminThrottle),
+      readBody: jsonBody(deps.bodyLimitBytes),
     },
     unrouted,
   );
@@ -90,14 +90,13 @@ export function createApp(deps: AppDeps): App {
   const route = (req: Request, res: Response, next: NextFunction): void =>
     req.method === 'OPTIONS' ? unrouted(req, res, next) : dispatch(req, res, next);
   // Every step of a request in one middleware (each Express layer costs a dispatch per request):
-  // request id, access log, request metrics, body (only when there is one), then the route.
+  // request id, access log, request metrics, then the route (which reads a body once the key is known).
   app.use((req, res, next) => {
     assignRequestId(req, res);
     startLog(req, res);
     startMetrics?.(req, res);
     if (operatorsConsole && isConsolePath(req.url)) return operatorsConsole(req, res, next);
-    if (!hasBodyHeaders(req)) return route(req, res, next);
-    body(req, res, (err?: unknown) => (err ? next(err) : route(req, res, next)));
+    route(req, res, next);
   });
   app.use(errorMapper(deps.logger));
   return { express: app, routes, openApiDocument, internalOpenApiDocument };

@@ -3,6 +3,7 @@ import Router from 'find-my-way';
 import { ApiError } from '../domain/errors.js';
 import { parseOrThrow } from './validation.js';
 import { sendJson } from './middleware/json-response.js';
+import { hasBodyHeaders } from './middleware/body.js';
 import { refusesUnknownQuery, type RouteSpec } from './route.js';
 import { z } from './openapi/zod.js';
 import type { Principal } from '../application/key-resolver.js';
@@ -15,6 +16,8 @@ export interface MountOptions {
   rateLimit(principal: Principal, res: Response): Promise<void>;
   /** Checks the operations token or throws (429 instead of 401 once the address has failed too often). */
   requireAdmin(req: Request): void;
+  /** Reads and parses a JSON body into `req.body` (400, 413 or 415 when it cannot). */
+  readBody(req: Request, res: Response, done: (err?: unknown) => void): void;
 }
 
 type Params = Record<string, string>;
@@ -75,6 +78,16 @@ function validBody(route: RouteSpec, req: Request): unknown {
   return undefined;
 }
 
+function readBody(options: MountOptions, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) =>
+    options.readBody(req, res, (err) => {
+      // body-parser's failures are Errors (http-errors); errors.ts maps them by their `type`.
+      if (err === undefined || err === null) resolve();
+      else reject(err instanceof Error ? err : new Error('the request body could not be read', { cause: err }));
+    }),
+  );
+}
+
 /**
  * One function that routes a request and runs its route: auth, rate limit, scope, validation,
  * handler, envelope. Express's router would cost a layer dispatch per route tried; find-my-way is
@@ -93,10 +106,6 @@ export function routeDispatcher(
     req: Request,
     res: Response,
   ): Promise<void> {
-    // Parameters are decoded first, as Express's router does while matching; a bad escape is a 400.
-    const raw: Params = Object.create(null) as Params;
-    for (const name in values) raw[name] = decodeParam(values[name]!);
-    req.params = raw;
     const auth = route.auth ?? 'key';
     let principal: Principal | undefined;
     if (auth === 'key') {
@@ -107,9 +116,16 @@ export function routeDispatcher(
       if (route.scope && !principal.key.scopes.includes(route.scope)) {
         throw new ApiError('insufficient_scope', `This endpoint requires the ${route.scope} scope.`);
       }
+      if (route.sandboxOnly && principal.key.environment !== 'sandbox') throw new ApiError('sandbox_only');
     } else if (auth === 'admin') {
       options.requireAdmin(req);
     }
+    // Only an authenticated request within its budget has its body read and its path decoded:
+    // a client without a key gets its 401 (or 429) whatever it sent.
+    if (hasBodyHeaders(req)) await readBody(options, req, res);
+    const raw: Params = Object.create(null) as Params;
+    for (const name in values) raw[name] = decodeParam(values[name]!);
+    req.params = raw;
     const { request = {} } = route;
     // Typed per route by its schemas; the dispatcher serves every route, so here they are unknown.
     const params: unknown = request.params ? parseOrThrow(request.params, raw, 'path') : raw;

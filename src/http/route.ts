@@ -63,6 +63,8 @@ export interface RouteSpec<P = any, Q = any, B = any> {
   tags: string[];
   auth?: RouteAuth;
   scope?: Scope;
+  /** Sandbox keys only: a live key is refused (403 sandbox_only) before anything is looked up. */
+  sandboxOnly?: boolean;
   request?: {
     params?: z.ZodType<P>;
     query?: z.ZodType<Q>;

@@ -94,6 +94,31 @@ describe('authentication', () => {
     expect(status).toBe(401);
   });
 
+  it('when a 401 is answered, then it carries a Bearer challenge (invalid_token when a key was refused)', async () => {
+    const missing = await t.http.get('/v1/ping');
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="partner-ordering"');
+    const invalid = await t.http.get('/v1/ping').set('Authorization', 'Bearer svc_test_' + 'x'.repeat(43));
+    expect(invalid.headers['www-authenticate']).toBe('Bearer realm="partner-ordering", error="invalid_token"');
+    const ok = await t.http.get('/v1/ping').set(bearer(p.sandbox));
+    expect(ok.headers['www-authenticate']).toBeUndefined();
+  });
+
+  it('when two Authorization headers are sent, then 401 invalid_api_key, whichever comes first', async () => {
+    for (const pair of [
+      [`Bearer ${p.sandbox}`, 'Bearer x'],
+      ['Bearer x', `Bearer ${p.sandbox}`],
+      [`Bearer ${p.sandbox}`, `Bearer ${p.sandbox}`],
+    ]) {
+      // superagent sends each value of an array as a header line of its own.
+      const res = await t.http.get('/v1/ping').set('Authorization', pair as unknown as string);
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatchObject({
+        code: 'invalid_api_key',
+        message: 'Send one Authorization header, not several.',
+      });
+    }
+  });
+
   it('when keys are stored, then only their hash is kept', async () => {
     const keys = await t.stores.partners.listKeys(p.id);
     expect(keys.length).toBeGreaterThanOrEqual(2);
@@ -102,5 +127,48 @@ describe('authentication', () => {
       expect(JSON.stringify(k)).not.toContain(p.sandbox);
       expect(k.key_hash).toMatch(/^[0-9a-f]{64}$/);
     }
+  });
+});
+
+describe('the key is checked before the request is read', () => {
+  const place = (headers: Record<string, string>, body: string) => {
+    const req = t.http.post('/v1/orders').set(headers);
+    return req.send(body);
+  };
+
+  it.each([
+    ['a body of another type', { 'Content-Type': 'text/plain' }, 'x'],
+    ['a body that is not JSON', { 'Content-Type': 'application/json' }, '{'],
+    ['a body in another charset', { 'Content-Type': 'application/json; charset=latin1' }, '{}'],
+    ['a body over the limit', { 'Content-Type': 'application/json' }, `{"a":"${'x'.repeat(200 * 1024)}"}`],
+  ])('when %s comes without a key, then 401 missing_api_key', async (_label, headers, body) => {
+    const res = await place(headers, body);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('missing_api_key');
+  });
+
+  it('when a path parameter is not valid percent-encoding and no key is sent, then 401, not 400', async () => {
+    const res = await t.http.get('/v1/stores/%C3%28');
+    expect(res.status).toBe(401);
+    const keyed = await t.http.get('/v1/stores/%C3%28').set(bearer(p.sandbox));
+    expect(keyed.status).toBe(400);
+    expect(keyed.body.error.param).toBe('path');
+  });
+
+  it('when a key lacks the scope, then 403 before its body is read', async () => {
+    const reader = await t.partner({ name: 'Reader', scopes: ['catalog:read'] });
+    const res = await place({ ...bearer(reader.sandbox), 'Content-Type': 'application/json' }, '{');
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('insufficient_scope');
+  });
+
+  it('when a key is over its budget, then 429 before its body is read, and refused bodies count', async () => {
+    const limited = await t.partner({ name: 'Limited', rateLimitPerMin: 2 });
+    const json = { ...bearer(limited.sandbox), 'Content-Type': 'application/json' };
+    expect((await place(json, '{')).status).toBe(400);
+    expect((await place({ ...json, 'Content-Type': 'text/plain' }, 'x')).status).toBe(415);
+    const res = await place(json, '{');
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe('rate_limited');
   });
 });

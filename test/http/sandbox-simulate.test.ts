@@ -234,17 +234,22 @@ describe('simulate: refusals are the real ones', () => {
 });
 
 describe('simulate: who may call it and with what', () => {
-  it('when a live key simulates on its own live order, then 403 sandbox_only; on anything else, 404', async () => {
+  it('when a live key simulates, then 403 sandbox_only whatever the order; a sandbox key on another order, 404', async () => {
     const live = await place(p.live);
-    const own = await simulate(live, { action: 'payment_succeeded' }, p.live);
-    expect(own.status).toBe(403);
-    expect(own.body.error.code).toBe('sandbox_only');
-
     const sandbox = await place(p.sandbox);
+    for (const id of [live, sandbox, 'sbx_doesNotExist']) {
+      const refused = await simulate(id, { action: 'payment_succeeded' }, p.live);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('sandbox_only');
+    }
+    // Before the body is validated, too.
+    const invalid = await simulate(sandbox, { action: 'fly' }, p.live);
+    expect(invalid.body.error.code).toBe('sandbox_only');
+
     const other = await ts.partner('Other Partner');
     for (const [id, key] of [
-      [sandbox, p.live],
       [sandbox, other.sandbox],
+      [live, p.sandbox],
       ['sbx_doesNotExist', p.sandbox],
     ] as const) {
       const res = await simulate(id, { action: 'restaurant_cancel', reason: 'x' }, key);

@@ -47,8 +47,9 @@ export class Sandbox {
   }
 
   /**
-   * Ownership first (another partner's or environment's order is 404, as everywhere), then a live
-   * order is 403 sandbox_only, as for advance; then the operators' action decides.
+   * The route has refused live keys (403 sandbox_only); another partner's or environment's order is
+   * 404, as everywhere; a live order is refused here too, as advance's decision does; then the
+   * operators' action decides.
    */
   async simulate(ctx: PartnerContext, orderId: string, input: SimulateInput): Promise<OrderView> {
     const order = await this.deps.orders.get(ctx, orderId);

@@ -228,8 +228,23 @@ export function authenticator(keys: KeyResolver, throttle: AuthThrottle) {
   };
 }
 
-function resolveKey(keys: KeyResolver, req: Request): Principal | null | Promise<Principal | null> {
+/**
+ * The Authorization header, refused when sent more than once: Node keeps only the first, and a proxy
+ * or log that reads the last would see another caller than this service does.
+ */
+function authorization(req: Request): string | undefined {
   const header = req.headers.authorization;
+  if (header === undefined) return undefined;
+  const raw = req.rawHeaders;
+  let sent = 0;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') sent++;
+  if (sent > 1) throw new ApiError('invalid_api_key', 'Send one Authorization header, not several.');
+  return header;
+}
+
+function resolveKey(keys: KeyResolver, req: Request): Principal | null | Promise<Principal | null> {
+  const header = authorization(req);
   if (header === undefined || header.trim() === '') throw new ApiError('missing_api_key');
   const key = bearerCredentials(header);
   // "Bearer" with nothing after it sends no key at all, as an empty header does.
@@ -248,7 +263,13 @@ export function adminGuard(token: string | undefined, throttle: AuthThrottle) {
     if (!token) throw new ApiError('not_found', 'The operations API is disabled (ADMIN_TOKEN is not set).');
     const blocked = throttle.blocked(req);
     if (blocked) throw blocked;
-    if (!sameSecret(bearerCredentials(req.get('authorization') ?? '') ?? '', token)) {
+    let header: string | undefined;
+    try {
+      header = authorization(req);
+    } catch (err) {
+      throttle.failed(req, err as ApiError);
+    }
+    if (!sameSecret(bearerCredentials(header ?? '') ?? '', token)) {
       throttle.failed(req, new ApiError('invalid_api_key', 'A valid ADMIN_TOKEN is required.'));
     }
   };

@@ -58,9 +58,16 @@ export function errorEnvelope(error: ApiError, requestId: string): { error: Reco
   return { error: body };
 }
 
+/** RFC 9110's challenge on every 401, with RFC 6750's `invalid_token` when a credential was sent and refused. */
+const CHALLENGE = 'Bearer realm="partner-ordering"';
+const INVALID_TOKEN_CHALLENGE = `${CHALLENGE}, error="invalid_token"`;
+
 export function sendError(res: Response, error: ApiError): void {
   res.locals.errorCode = error.code;
-  if (!res.headersSent) sendJson(res.req, res, error.status, errorEnvelope(error, res.locals.requestId as string));
+  if (res.headersSent) return;
+  if (error.status === 401)
+    res.setHeader('WWW-Authenticate', error.code === 'invalid_api_key' ? INVALID_TOKEN_CHALLENGE : CHALLENGE);
+  sendJson(res.req, res, error.status, errorEnvelope(error, res.locals.requestId as string));
 }
 
 /** The last middleware: every failure leaves as the spec's envelope, never a stack trace. */

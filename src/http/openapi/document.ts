@@ -16,7 +16,7 @@ export const isOperatorPath = (path: string): boolean => /^\/(internal|checkout|
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid parameter or body (validation_error).',
   401: 'Missing or invalid API key (missing_api_key, invalid_api_key).',
-  403: 'The key lacks the scope (insufficient_scope) or may not use this endpoint.',
+  403: 'The key lacks the scope this endpoint requires (insufficient_scope), or is a live key on a sandbox endpoint (sandbox_only).',
   404: 'Unknown resource.',
   405: 'Method not allowed.',
   409: 'Conflict with the current state.',
@@ -51,7 +51,8 @@ function errorCodesOf(route: RouteSpec): number[] {
   const r = route.request ?? {};
   if (r.params || r.query || r.body || r.headers || refusesUnknownQuery(route)) codes.add(400);
   if (r.body) [413, 415].forEach((c) => codes.add(c));
-  if ((route.auth ?? 'key') !== 'public') [401, 403].forEach((c) => codes.add(c));
+  if ((route.auth ?? 'key') !== 'public') codes.add(401);
+  if (route.scope || route.sandboxOnly) codes.add(403);
   // The operations API answers 404 not_found on every route while ADMIN_TOKEN is unset.
   if (route.auth === 'admin') codes.add(404);
   // key: the key's budget; admin: too many failed authentications from the address (both: rate_limited).
