@@ -65,20 +65,21 @@ export function formatMoney(minor: number, currency: Currency): string {
 
 /**
  * A decimal amount a person typed (e.g. a refund of "2.5" KWD) -> minor units.
- * Refuses more decimals than the currency has instead of rounding.
+ * Refuses more decimals than the currency has instead of rounding; the RangeError's message says
+ * what is wrong after the field's name (`tip` + " has more decimals than KWD has (3).").
  */
 export function fromMajor(amount: number | string, currency: Currency): number {
   const d = decimalsOf(currency);
   const text = typeof amount === 'number' ? numberToPlainText(amount) : amount.trim();
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
-  if (!m) throw new RangeError(`not a decimal amount: ${text}`);
+  if (!m) throw new RangeError(' must be a decimal amount.');
   const [, sign, whole, frac = ''] = m;
   if (frac.replace(/0+$/, '').length > d) {
-    throw new RangeError(`${currency} has ${d} decimals; ${text} has more`);
+    throw new RangeError(` has more decimals than ${currency} has (${d}).`);
   }
   const big = BigInt(whole! + frac.padEnd(d, '0').slice(0, d));
   // Beyond 2^53 a number no longer holds every integer: refuse rather than round.
-  if (big > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${text} ${currency} is too large an amount`);
+  if (big > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(` is too large an amount of ${currency}.`);
   const minor = Number(big);
   return sign === '-' ? -minor : minor;
 }

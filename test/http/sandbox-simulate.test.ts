@@ -133,6 +133,13 @@ describe('simulate: each action does what the real actor does', () => {
     const id = await place(p.sandbox, { payment_method: 'card' });
     await simulate(id, { action: 'payment_succeeded' });
     await simulate(id, { action: 'restaurant_cancel', reason: 'Kitchen closed' });
+    const tooFine = await simulate(id, { action: 'refund', amount: 0.0001 });
+    expect(tooFine.status).toBe(422);
+    expect(tooFine.body.error).toMatchObject({
+      code: 'invalid_amount',
+      param: 'amount',
+      message: 'amount has more decimals than KWD has (3).',
+    });
     const part = await simulate(id, { action: 'refund', amount: 0.5 });
     expect(part.status).toBe(200);
     expect(part.body.data).toMatchObject({
@@ -200,6 +207,17 @@ describe('simulate: refusals are the real ones', () => {
       },
       action: { action: 'refund', amount: 1000 },
       op: ['refund', { amount: 1000 }],
+    },
+    {
+      name: 'refund with more decimals than the currency has',
+      setUp: async (key) => {
+        const id = await place(key, { payment_method: 'card' });
+        expect((await ops(id, 'pay')).status).toBe(200);
+        expect((await ops(id, 'cancel', { reason: 'x' })).status).toBe(200);
+        return id;
+      },
+      action: { action: 'refund', amount: 0.0001 },
+      op: ['refund', { amount: 0.0001 }],
     },
     {
       name: 'restaurant_cancel of a cancelled order',

@@ -139,6 +139,7 @@ function toMinor(amount: number | string, order: OrderView): number {
   try {
     return fromMajor(amount, order.currency);
   } catch (err) {
-    throw new ApiError('invalid_refund', `amount: ${(err as Error).message}`, { param: 'amount' });
+    // The amount does not fit the currency (api.md: invalid_amount); the refund itself is not judged yet.
+    throw new ApiError('invalid_amount', `amount${(err as Error).message}`, { param: 'amount' });
   }
 }

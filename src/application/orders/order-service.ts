@@ -337,8 +337,8 @@ function tipInMinor(tip: number, currency: Parameters<typeof fromMajor>[1]): num
   let minor: number;
   try {
     minor = fromMajor(tip, currency);
-  } catch {
-    throw new ApiError('invalid_amount', `tip has more decimals than ${currency} allows.`, { param: 'tip' });
+  } catch (err) {
+    throw new ApiError('invalid_amount', `tip${(err as Error).message}`, { param: 'tip' });
   }
   if (minor > maxTipMinor(currency))
     throw new ApiError(

@@ -105,7 +105,7 @@ function subtotalFromMajor(amount: number, store: Store): number {
   try {
     return fromMajor(amount, store.currency);
   } catch (err) {
-    throw new ApiError('invalid_amount', `subtotal: ${(err as Error).message}`, { param: 'subtotal' });
+    throw new ApiError('invalid_amount', `subtotal${(err as Error).message}`, { param: 'subtotal' });
   }
 }
 

@@ -114,7 +114,7 @@ export const OPS_ACTION_SPECS: Record<OpsAction, ActionSpec> = {
     description:
       'Refunds a `delivered`, `completed`, `cancelled` or `partially_refunded` order whose payment is `paid` or `partially_refunded` (OrderRefunded): ' +
       '`partially_refunded` until everything is refunded, then `refunded`. ' +
-      "422 invalid_refund when `amount` has more decimals than the order's currency (KWD 3, AED 2) or is more than what is left to refund; " +
+      "422 invalid_amount when `amount` has more decimals than the order's currency (KWD 3, AED 2), invalid_refund when it is more than what is left to refund; " +
       "409 invalid_transition when there is nothing to refund (the payment is not paid) or the order's status allows no refund.",
     uses: {
       amount: {
