@@ -68,10 +68,19 @@ function buildRouter(routes: RouteSpec[]): Router.Instance<Router.HTTPVersion.V1
 // body-parser leaves req.body undefined when the request carried no body at all.
 const hasBody = (req: Request): boolean => req.body !== undefined;
 
-/** The request body as the route's schema gives it (undefined when it takes none). */
+const NO_BODY = z.object({}).strict();
+
+/**
+ * The request body as the route's schema gives it (undefined when it takes none). A route that takes
+ * none refuses fields sent anyway where it refuses unknown query parameters: a rebuild sent
+ * `{"dry_run": true}` must not rebuild (an empty object passes, as on POST routes).
+ */
 function validBody(route: RouteSpec, req: Request): unknown {
   const schema = route.request?.body;
-  if (!schema) return undefined;
+  if (!schema) {
+    if (hasBody(req) && refusesUnknownQuery(route)) parseOrThrow(NO_BODY, req.body, 'body');
+    return undefined;
+  }
   if (hasBody(req)) return parseOrThrow(schema, req.body, 'body');
   if (!route.request?.bodyOptional)
     throw new ApiError('validation_error', 'A JSON request body is required.', { param: 'body' });

@@ -145,3 +145,43 @@ describe("the operations API in the operators' document", () => {
     expect([get.status, get.headers.allow]).toEqual([405, 'POST']);
   });
 });
+
+describe('the operations API: what it refuses before acting', () => {
+  it('without an Authorization header, then 401 missing_api_key naming ADMIN_TOKEN; with a wrong token, invalid_api_key', async () => {
+    const none = await raw().get('/internal/projections');
+    expect([none.status, none.body.error?.code]).toEqual([401, 'missing_api_key']);
+    expect(none.body.error.message).toContain('ADMIN_TOKEN');
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="partner-ordering"');
+    const wrong = await raw()
+      .get('/internal/projections')
+      .set(bearer(`${ADMIN_TOKEN}x`));
+    expect([wrong.status, wrong.body.error?.code]).toEqual([401, 'invalid_api_key']);
+  });
+
+  it('when a route that takes no body is sent fields, then 400 naming them and nothing is done; an empty object is no field', async () => {
+    const position = async () =>
+      (
+        (await raw().get('/internal/projections').set(bearer(ADMIN_TOKEN))).body.data as Array<{
+          name: string;
+          position: string;
+        }>
+      ).find((s) => s.name === 'orders-list')!.position;
+    await placeOrder();
+    await t.http.get('/v1/orders').set(bearer(p.sandbox)); // waits for the list's read model
+    const before = await position();
+    expect(BigInt(before)).toBeGreaterThan(0n);
+    for (const body of [{ dry_run: true }, [1, 2]]) {
+      const res = await raw().post('/internal/projections/orders-list/rebuild').set(bearer(ADMIN_TOKEN)).send(body);
+      expect([res.status, res.body.error?.code, res.body.error?.param]).toEqual(
+        Array.isArray(body) ? [400, 'validation_error', 'body'] : [400, 'validation_error', 'dry_run'],
+      );
+    }
+    expect(await position()).toBe(before);
+    const rebuilt = await raw().post('/internal/projections/orders-list/rebuild').set(bearer(ADMIN_TOKEN)).send({});
+    expect(rebuilt.status).toBe(202);
+    const deleted = await t.http.delete('/v1/webhooks/endpoint').set(bearer(p.sandbox)).send({ force: true });
+    expect([deleted.status, deleted.body.error?.param]).toEqual([400, 'force']);
+    // As for unknown query parameters, ping and what tools fetch ignore them.
+    expect((await t.http.get('/v1/ping').set(bearer(p.sandbox)).send({ verbose: true })).status).toBe(200);
+  });
+});

@@ -28,7 +28,7 @@ describe('GET /metrics', () => {
   it('when called without the admin token or with a wrong one, then 401 in the error envelope', async () => {
     const none = await t.http.get('/metrics');
     expect(none.status).toBe(401);
-    expect(none.body.error.code).toBe('invalid_api_key');
+    expect(none.body.error.code).toBe('missing_api_key');
     const partnerKey = await t.http.get('/metrics').set(bearer(p.sandbox));
     expect(partnerKey.status).toBe(401);
     const wrong = await t.http.get('/metrics').set({ Authorization: `Bearer ${ADMIN_TOKEN}x` });

@@ -98,6 +98,24 @@ describe('GET /v1/orders', () => {
     expect(await ids(`?created_after=${at('2026-11-21T09:00:00.1231Z')}`)).toEqual([]);
   });
 
+  it('when a time bound is outside years 0000 to 9999 in UTC (an offset takes it there), then it still compares as a time', async () => {
+    const partner = await t.partner();
+    const placed = await place(partner.sandbox);
+    const ids = async (query: string) =>
+      (await list(partner.sandbox, query)).body.data.map((o: { id: string }) => o.id) as string[];
+    const at = (time: string) => encodeURIComponent(time);
+    for (const [query, expected] of [
+      [`?created_after=${at('9999-12-31T23:59:59-23:59')}`, []],
+      [`?created_before=${at('9999-12-31T23:59:59-23:59')}`, [placed.id]],
+      [`?created_after=${at('0000-01-01T00:00:00+23:59')}`, [placed.id]],
+      [`?created_before=${at('0000-01-01T00:00:00+23:59')}`, []],
+    ] as const) {
+      expect(await ids(query), query).toEqual(expected);
+      const events = await t.http.get(`/v1/events${query}&order_id=${placed.id}`).set(bearer(partner.sandbox));
+      expect(events.body.data.length > 0, `events ${query}`).toBe(expected.length > 0);
+    }
+  });
+
   it('when a reference with surrounding spaces is sent, then a lookup by the value as sent finds the order', async () => {
     const partner = await t.partner();
     const sent = '  ref-42 ';

@@ -269,7 +269,14 @@ export function adminGuard(token: string | undefined, throttle: AuthThrottle) {
     } catch (err) {
       throttle.failed(req, err as ApiError);
     }
-    if (!sameSecret(bearerCredentials(header ?? '') ?? '', token)) {
+    const sent = bearerCredentials(header ?? '');
+    if (header === undefined || header.trim() === '' || sent === '') {
+      throttle.failed(
+        req,
+        new ApiError('missing_api_key', 'No ADMIN_TOKEN was sent. Use "Authorization: Bearer <ADMIN_TOKEN>".'),
+      );
+    }
+    if (!sameSecret(sent ?? '', token)) {
       throttle.failed(req, new ApiError('invalid_api_key', 'A valid ADMIN_TOKEN is required.'));
     }
   };

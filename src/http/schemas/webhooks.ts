@@ -26,10 +26,18 @@ export const DELIVERY_ID_PATTERN = '^whd_[0-9a-f]{32}$';
  * answered as UTC. The pattern is the check's own regex, `\d` written `[0-9]`.
  */
 export const INSTANT_PATTERN = z.regexes.datetime({ offset: true }).source.replace(/\\d/g, '[0-9]');
+/**
+ * The first and last milliseconds written with a four-digit year. An offset can take a valid time
+ * just outside them (`9999-12-31T23:59:59-23:59` is in year 10000 in UTC), whose ISO form (`+010000-…`)
+ * would compare wrongly as text with stored times, which all lie between them: held at the edge, it
+ * compares as it should.
+ */
+const FIRST_MS = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST_MS = Date.parse('9999-12-31T23:59:59.999Z');
 const instant = (toMillisecond: (v: string) => number) =>
   z.iso
     .datetime({ offset: true })
-    .transform((v) => new Date(toMillisecond(v)).toISOString())
+    .transform((v) => new Date(Math.min(Math.max(toMillisecond(v), FIRST_MS), LAST_MS)).toISOString())
     .openapi({ format: 'date-time', pattern: INSTANT_PATTERN });
 export const Instant = instant(Date.parse);
 
