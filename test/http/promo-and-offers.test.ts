@@ -71,3 +71,29 @@ describe('promo code versus automatic offer', () => {
     expect(placed.body.error).toMatchObject({ code: 'invalid_promo_code', reason: 'expired' });
   });
 });
+
+describe('a basket validate and placement both refuse', () => {
+  it.each([
+    ['an option repeated', ['size-large', 'size-large'], 400, 'validation_error', 'items[0].modifier_ids[1]'],
+    [
+      'two options of a choose-one group',
+      ['size-large', 'size-regular'],
+      422,
+      'invalid_modifiers',
+      'items[0].modifier_ids',
+    ],
+    ['no option of a required group', [], 422, 'invalid_modifiers', 'items[0].modifier_ids'],
+  ])(
+    'when a line has %s, then validate refuses it as placement does',
+    async (_label, modifierIds, status, code, param) => {
+      const items = [{ item_id: 'chicken-shawarma-wrap', quantity: 3, modifier_ids: modifierIds }];
+      const check = await validate('reem5', items);
+      const placed = await placeOrder(t.http, p.sandbox, { items, promo_code: 'reem5' });
+      for (const res of [check, placed]) {
+        expect(res.status, JSON.stringify(res.body)).toBe(status);
+        expect(res.body.error).toMatchObject({ code, param });
+      }
+      expect(check.body.error.message).toBe(placed.body.error.message);
+    },
+  );
+});

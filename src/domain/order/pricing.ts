@@ -95,13 +95,30 @@ function feeFor(store: Store, location: Point): number {
 }
 
 function priceLine(catalog: CatalogIndex, store: Store, line: OrderLineRequest, path: string): OrderLine {
+  const item = itemOf(catalog, store, line, path);
+  if (!item.available)
+    throw new ApiError('item_unavailable', `${item.name} is not available right now.`, { param: `${path}.item_id` });
+  return lineOf(item, line, path);
+}
+
+/**
+ * A basket line priced as an order prices it, its options checked by the same rules; whether the
+ * item is available now is left to the order (a promo code's basket: catalog-api.md).
+ */
+export function priceBasketLine(catalog: CatalogIndex, store: Store, line: OrderLineRequest, path: string): OrderLine {
+  return lineOf(itemOf(catalog, store, line, path), line, path);
+}
+
+function itemOf(catalog: CatalogIndex, store: Store, line: OrderLineRequest, path: string): Item {
   const item = catalog.item(store.id, line.item_id);
   if (!item)
     throw new ApiError('item_not_found', `No item with id ${line.item_id} in store ${store.id}.`, {
       param: `${path}.item_id`,
     });
-  if (!item.available)
-    throw new ApiError('item_unavailable', `${item.name} is not available right now.`, { param: `${path}.item_id` });
+  return item;
+}
+
+function lineOf(item: Item, line: OrderLineRequest, path: string): OrderLine {
   const options = chooseOptions(item, line.modifier_ids ?? [], path);
   const eachWithOptions = item.price + sum(options.map((o) => o.price));
   return {

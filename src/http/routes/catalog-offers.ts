@@ -15,6 +15,7 @@ import {
   StoreParams,
 } from '../schemas/catalog.js';
 import type { CatalogDeps } from './catalog-deps.js';
+import { priceBasketLine } from '../../domain/order/pricing.js';
 
 const TAGS = ['Offers'];
 
@@ -57,7 +58,7 @@ export function offerRoutes({ catalog, clock }: CatalogDeps) {
       operationId: 'validatePromoCode',
       summary: 'Check a promo code against a store and a basket',
       description:
-        "An unusable code is a 200 answer with valid false and a reason (unknown_code, not_yet_valid, expired, wrong_store, not_eligible, below_minimum, no_discount), checked in that order. A valid code and an automatic offer do not add up: an order gets the better of the two, so applied, order_discount and order_offer_id say what an order with this basket and code is charged. Send the basket as items (priced from the catalog) or as subtotal, exactly one of them (neither or both is a 400). Without location a delivery basket uses the store's nearest-band fee. Checked against the store (so not in the schema): a subtotal with more decimals than the store's currency has is a 422 invalid_amount naming subtotal; an item the store does not have is a 404 item_not_found naming items[i].item_id; a modifier id that is not an option of its item is a 422 invalid_modifiers naming items[i].modifier_ids[j].",
+        "An unusable code is a 200 answer with valid false and a reason (unknown_code, not_yet_valid, expired, wrong_store, not_eligible, below_minimum, no_discount), checked in that order. A valid code and an automatic offer do not add up: an order gets the better of the two, so applied, order_discount and order_offer_id say what an order with this basket and code is charged. Send the basket as items (priced from the catalog) or as subtotal, exactly one of them (neither or both is a 400). Without location a delivery basket uses the store's nearest-band fee. Checked against the store (so not in the schema): a subtotal with more decimals than the store's currency has is a 422 invalid_amount naming subtotal; an item the store does not have is a 404 item_not_found naming items[i].item_id; options are checked as an order's are: an id that is not an option of its item is a 422 invalid_modifiers naming items[i].modifier_ids[j], options that miss a group's min_select or pass its max_select one naming items[i].modifier_ids.",
       tags: TAGS,
       scope: 'promo_codes:validate',
       request: { body: PromoValidateBody },
@@ -78,27 +79,9 @@ export function offerRoutes({ catalog, clock }: CatalogDeps) {
   ];
 }
 
-/** Item and option prices times quantities, from the catalog: the client never sends prices. */
+/** The lines priced as an order prices them, from the catalog: the client never sends prices. */
 function basketSubtotal(index: CatalogIndex, store: Store, lines: BasketLine[]): number {
-  return sum(
-    lines.map((line, i) => {
-      const item = index.item(store.id, line.item_id);
-      if (!item)
-        throw new ApiError('item_not_found', `No item with id ${line.item_id} in store ${store.id}.`, {
-          param: `items[${i}].item_id`,
-        });
-      const options = item.modifier_groups.flatMap((g) => g.options);
-      const optionPrices = (line.modifier_ids ?? []).map((id, j) => {
-        const option = options.find((o) => o.id === id);
-        if (!option)
-          throw new ApiError('invalid_modifiers', `${id} is not an option of ${item.name}.`, {
-            param: `items[${i}].modifier_ids[${j}]`,
-          });
-        return option.price;
-      });
-      return (item.price + sum(optionPrices)) * line.quantity;
-    }),
-  );
+  return sum(lines.map((line, i) => priceBasketLine(index, store, line, `items[${i}]`).line_total));
 }
 
 function subtotalFromMajor(amount: number, store: Store): number {

@@ -9,7 +9,7 @@ import { VERTICALS } from '../../domain/catalog/model.js';
 import { PROMO_REJECTIONS } from '../../domain/catalog/offers.js';
 import { CLOSED_REASONS } from '../../domain/catalog/status.js';
 import { CURRENCIES } from '../../domain/money.js';
-import { IsoTimestamp, promoCode, queryNumber, single } from './common.js';
+import { IsoTimestamp, modifierIds, promoCode, queryNumber, single } from './common.js';
 import { lengthInCharacters, trimmedLengthPattern } from './text-patterns.js';
 
 // ---- query and path parameters -------------------------------------------------------------
@@ -316,7 +316,10 @@ export const PromoValidateBody = z
           .object({
             item_id: z.string().min(1).max(64),
             quantity: z.int().min(1).max(99),
-            modifier_ids: z.array(z.string().min(1).max(64)).max(50).optional(),
+            modifier_ids: modifierIds(
+              z.string().min(1).max(64),
+              "Option ids from the item's modifier_groups[].options[].id, each once; checked as an order's are (422 invalid_modifiers).",
+            ),
           })
           .strict(),
       )

@@ -35,6 +35,22 @@ export const promoCode = (description: string) =>
     .refine(...lengthInCharacters(1, 32))
     .openapi({ description, pattern: trimmedLengthPattern(1, 32) });
 
+/**
+ * A line's option ids, each once: uniqueItems, which the document states, so a repeat is a 400
+ * before the catalog's rules (422), in an order and in a promo code's basket alike.
+ */
+export const modifierIds = (id: z.ZodType<string>, description: string) =>
+  z
+    .array(id)
+    .max(50)
+    .superRefine((ids, ctx) => {
+      // The first repeat only: an answer stays small whatever the request holds.
+      const j = ids.findIndex((v, i) => ids.indexOf(v) !== i);
+      if (j >= 0) ctx.addIssue({ code: 'custom', message: `repeats option ${ids[j]}`, path: [j] });
+    })
+    .optional()
+    .openapi({ uniqueItems: true, description });
+
 export const IsoTimestamp = z.string().openapi({ format: 'date-time', example: '2026-11-21T12:00:00.000Z' });
 
 export function envelope<T extends z.ZodType>(data: T, pagination?: z.ZodType) {

@@ -2,7 +2,7 @@ import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js'
 import phoneMetadata from 'libphonenumber-js/min/metadata';
 import { z } from '../openapi/zod.js';
 import { lengthInCharacters, trimmedLengthPattern } from './text-patterns.js';
-import { Environment, IsoTimestamp, promoCode } from './common.js';
+import { Environment, IsoTimestamp, modifierIds, promoCode } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
 import { MAX_TIP } from '../../domain/money.js';
 import type { PublicOrder } from '../../domain/order/public-order.js';
@@ -149,21 +149,10 @@ export const PlaceOrderBody = z
           .object({
             item_id: Id,
             quantity: z.int().min(1).max(99),
-            modifier_ids: z
-              .array(Id)
-              .max(50)
-              // uniqueItems, which the document states: a 400 here, before the catalog's rules (422).
-              .superRefine((ids, ctx) => {
-                // The first repeat only: an answer stays small whatever the request holds.
-                const j = ids.findIndex((id, i) => ids.indexOf(id) !== i);
-                if (j >= 0) ctx.addIssue({ code: 'custom', message: `repeats option ${ids[j]}`, path: [j] });
-              })
-              .optional()
-              .openapi({
-                uniqueItems: true,
-                description:
-                  "Option ids from the item's modifier_groups[].options[].id, each once. Options that are not the item's, or that miss a group's min_select or pass its max_select, are a 422 invalid_modifiers.",
-              }),
+            modifier_ids: modifierIds(
+              Id,
+              "Option ids from the item's modifier_groups[].options[].id, each once. Options that are not the item's, or that miss a group's min_select or pass its max_select, are a 422 invalid_modifiers.",
+            ),
           })
           .strict(),
       )
