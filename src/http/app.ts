@@ -7,6 +7,7 @@ import { assignRequestId } from './middleware/request-id.js';
 import { accessLog } from './middleware/access-log.js';
 import { requestMetrics } from './middleware/request-metrics.js';
 import { jsonBody } from './middleware/body.js';
+import { framingRefusal } from './middleware/framing.js';
 import { AuthThrottle, adminGuard, authenticator, rateLimiter } from './middleware/auth.js';
 import { errorMapper } from './middleware/errors.js';
 import { notFound } from './middleware/not-found.js';
@@ -95,6 +96,11 @@ export function createApp(deps: AppDeps): App {
     assignRequestId(req, res);
     startLog(req, res);
     startMetrics?.(req, res);
+    const refused = framingRefusal(req);
+    if (refused) {
+      res.setHeader('Connection', 'close');
+      return next(refused);
+    }
     if (operatorsConsole && isConsolePath(req.url)) return operatorsConsole(req, res, next);
     route(req, res, next);
   });

@@ -121,9 +121,14 @@ export function createHttpServer(
       requestTimeout: limits.requestTimeoutMs,
       // Node checks both timeouts on this interval, 30 s by default: up to 30 s more than configured.
       connectionsCheckingInterval: Math.min(1_000, Math.ceil(headersTimeout / 4)),
+      // Node would answer a bare 400 itself; the app refuses it in its envelope (framingRefusal).
+      requireHostHeader: false,
     },
     app,
   );
+  // An expectation other than 100-continue: Node would answer a bare 417. RFC 9110 lets a server
+  // ignore it (the 417 is a MAY), so the request is served as if it had none.
+  server.on('checkExpectation', app);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   server.on('clientError', answerClientError(options.logger));

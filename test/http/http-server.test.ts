@@ -47,6 +47,8 @@ interface RawAnswer {
   body: { error?: { code: string; message: string; request_id: string } };
   /** Milliseconds from the connection to the server closing it. */
   closedAfterMs: number;
+  /** Everything the server wrote. */
+  text: string;
 }
 
 /**
@@ -89,8 +91,9 @@ function rawRequest(
       resolve({
         status: Number(statusLine!.split(' ')[1]),
         headers,
-        body: JSON.parse(text.slice(split + 4) || '{}'),
+        body: JSON.parse(text.slice(split + 4).split('HTTP/1.1 ')[0] || '{}'),
         closedAfterMs: performance.now() - started,
+        text,
       });
     });
   });
@@ -152,6 +155,44 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
       await expectStillServing();
     },
   );
+
+  it.each([
+    ['an HTTP/1.1 request without Host', () => `GET /v1/ping HTTP/1.1\r\n${auth()}\r\n`, 'no Host header'],
+    [
+      'a transfer coding other than chunked',
+      () =>
+        `POST /v1/promo-codes/validate HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      'Transfer-Encoding "gzip, chunked" is not supported',
+    ],
+  ])(
+    '%s: 400 validation_error in the envelope, with X-Request-Id and Connection: close',
+    async (_label, request, says) => {
+      const res = await rawRequest([request()]);
+      expect(res.status, JSON.stringify(res)).toBe(400);
+      expect(res.headers.connection).toBe('close');
+      expect(res.headers['x-request-id']).toMatch(/^req_/);
+      expect(res.body.error).toMatchObject({ code: 'validation_error', request_id: res.headers['x-request-id'] });
+      expect(res.body.error!.message).toContain(says);
+      await expectStillServing();
+    },
+  );
+
+  it('a request refused before its body is read (no key) gets one answer and its connection closed, not a 408 later', async () => {
+    const head = 'POST /v1/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n';
+    const res = await rawRequest([head, '{', ' '], { everyMs: 200 });
+    expect(res.status).toBe(401);
+    expect(res.headers.connection).toBe('close');
+    expect(res.text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(res.closedAfterMs).toBeLessThan(5_000);
+  });
+
+  it('an expectation other than 100-continue is ignored (RFC 9110 allows it): the request is served', async () => {
+    const res = await rawRequest([
+      `GET /v1/ping HTTP/1.1\r\nHost: x\r\n${auth()}Expect: 200-ok\r\nConnection: close\r\n\r\n`,
+    ]);
+    expect(res.status, JSON.stringify(res)).toBe(200);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
 
   it('a client that hangs up mid-request does not disturb the server', async () => {
     const socket = net.connect(port, '127.0.0.1');
@@ -335,7 +376,9 @@ describe('the limits in production', () => {
     });
 
     it('cuts a trickled body off with 408 after about 6 s and logs it', async () => {
-      const head = 'POST /v1/ping HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n';
+      // A public route reads the body before anything else can answer (a key route checks the key first).
+      const head =
+        'POST /checkout/cs_trickled/pay HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n';
       const res = await rawRequest([head, '{', ' '], { everyMs: 200, to: child.port });
       expect(res.status).toBe(408);
       expect(res.body.error?.code).toBe('request_timeout');

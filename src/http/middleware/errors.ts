@@ -65,6 +65,9 @@ const INVALID_TOKEN_CHALLENGE = `${CHALLENGE}, error="invalid_token"`;
 export function sendError(res: Response, error: ApiError): void {
   res.locals.errorCode = error.code;
   if (res.headersSent) return;
+  // Refused before its body was read (no key, no route): the rest of the body is not waited for
+  // (Node would read and drop it, then answer the request a second time if it never ends: a 408).
+  if (!res.req.complete) res.setHeader('Connection', 'close');
   if (error.status === 401)
     res.setHeader('WWW-Authenticate', error.code === 'invalid_api_key' ? INVALID_TOKEN_CHALLENGE : CHALLENGE);
   sendJson(res.req, res, error.status, errorEnvelope(error, res.locals.requestId as string));
