@@ -24,9 +24,9 @@ export function parseOrThrow<T>(
   // here (see issueMessage), not zod's text.
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const result = schema.safeParse(input, { error: (issue) => issueMessage(schema, issue) });
+  const result = schema.safeParse(input, { error: (issue) => issueMessage(schema, issue, where) });
   if (result.success) return result.data;
-  const details: ErrorDetail[] = withoutFollowUps(result.error.issues).flatMap((issue) => {
+  const all: ErrorDetail[] = withoutFollowUps(result.error.issues).flatMap((issue) => {
     const named = (path: readonly PropertyKey[]) => {
       const param = prefix + formatPath(path) || where;
       // Headers arrive lower-cased; name them as documented (idempotency-key -> Idempotency-Key).
@@ -45,6 +45,8 @@ export function parseOrThrow<T>(
     const param = named(issue.path);
     return [{ param, message: sentence(param, issue.message, where) }];
   });
+  // Two checks can fail alike (an integer past both its bound and the safe range): said once.
+  const details = all.filter((d, i) => all.findIndex((o) => o.param === d.param && o.message === d.message) === i);
   const first = details[0]!;
   throw new ApiError('validation_error', first.message, { param: first.param, details });
 }
@@ -180,10 +182,16 @@ const FORMAT_WORDS: Record<string, string> = {
   uuid: 'a UUID',
 };
 
+/** A query parameter sent more than once (`?status=a&status=b`) where the endpoint takes one value. */
+export const REPEATED_PARAMETER = 'must be given once';
+
 /** A zod issue (`z.core.$ZodRawIssue`) as words a partner can act on; the subject is added by `sentence`. */
-function issueMessage(root: z.ZodType, issue: z.core.$ZodRawIssue): string {
+function issueMessage(root: z.ZodType, issue: z.core.$ZodRawIssue, where: string): string {
   const path = issue.path ?? [];
   const node = () => schemaAt(root, path);
+  // The query parser gives a repeated parameter as an array: whatever the check, that is what is wrong.
+  if (where === 'query' && Array.isArray(issue.input) && path.length === 1 && node()?._zod.def.type !== 'array')
+    return REPEATED_PARAMETER;
   // A missing field fails as a wrong type, a wrong enum value or no union member: all "required".
   const absent = issue.input === undefined && path.length > 0;
   if (absent && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union'))
@@ -215,8 +223,18 @@ function issueMessage(root: z.ZodType, issue: z.core.$ZodRawIssue): string {
       return `must be ${FORMAT_WORDS[issue.format] ?? `a valid ${issue.format}`}`;
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}`;
-    case 'invalid_union':
+    case 'invalid_union': {
+      // A discriminated union (the simulate actions): its key is missing or names no form.
+      const union = issue as { discriminator?: string; options?: unknown[] };
+      if (union.discriminator && union.options) {
+        const input = issue.input;
+        const value =
+          input !== null && typeof input === 'object' ? (input as Record<string, unknown>)[union.discriminator] : input;
+        if (value === undefined) return 'is required';
+        return `must be one of ${union.options.map((v) => JSON.stringify(v)).join(', ')}`;
+      }
       return 'matches none of the accepted forms';
+    }
     case 'invalid_key':
       return 'has a key that is not accepted';
     case 'invalid_element':

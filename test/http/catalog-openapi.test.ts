@@ -141,7 +141,15 @@ describe('POST /v1/promo-codes/validate in the partner document', () => {
   });
 
   it('when neither or both are sent, then the 400 says to send exactly one', async () => {
-    const res = await validate({ ...base, subtotal: 5, items });
-    expect(res.body.error).toMatchObject({ param: 'items', message: 'items send exactly one of subtotal or items.' });
+    const both = await validate({ ...base, subtotal: 5, items });
+    expect(both.body.error).toMatchObject({
+      param: 'items',
+      message: 'items must not be sent together with subtotal (send exactly one of them).',
+    });
+    const neither = await validate(base);
+    expect(neither.body.error).toMatchObject({
+      param: 'subtotal',
+      message: 'subtotal is required when items is not sent (send exactly one of them).',
+    });
   });
 });

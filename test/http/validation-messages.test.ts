@@ -123,6 +123,60 @@ describe('validation messages', () => {
     expect(limit.body.error.message).toMatch(/^limit must be /);
   });
 
+  it.each([
+    '/v1/orders?reference=a1234567&reference=a1234567',
+    '/v1/orders?status=placed&status=placed',
+    '/v1/orders?created_after=2026-01-01T00:00:00Z&created_after=2026-01-01T00:00:00Z',
+    '/v1/events?type=order.created&type=order.created',
+    '/v1/events?delivery_success=true&delivery_success=false',
+    '/v1/stores?limit=1&limit=2',
+  ])('when a parameter is repeated (%s), then it is told to give it once, whatever its values', async (path) => {
+    const name = path.split('?')[1]!.split('=')[0]!;
+    const res = await t.http.get(path).set(bearer(p.sandbox));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ param: name, message: `${name} must be given once.` });
+  });
+
+  it('when a required query parameter is missing, then "<name> is required"', async () => {
+    const search = await t.http.get('/v1/search').set(bearer(p.sandbox));
+    expect(search.body.error).toMatchObject({ param: 'q', message: 'q is required.' });
+    const quote = await t.http.get('/v1/stores/kw-shawarma-reem/delivery-quote?lng=48').set(bearer(p.sandbox));
+    expect(quote.body.error).toMatchObject({ param: 'lat', message: 'lat is required.' });
+  });
+
+  it('when a number is past its bound and past the safe range, then details says it once', async () => {
+    const body = { ...orderBody(), items: [{ item_id: 'chicken-shawarma-wrap', quantity: 1e20 }] };
+    const res = await t.http.post('/v1/orders').set(bearer(p.sandbox)).set('Idempotency-Key', newKey()).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ param: 'items[0].quantity' });
+    expect(res.body.error.details).toBeUndefined();
+  });
+
+  it('when a simulation names no action or an unknown one, then it says action is required or lists the actions', async () => {
+    const q = await t.partner();
+    const id = (await placeOrder(t.http, q.sandbox)).body.data.id as string;
+    const simulate = (body: object) =>
+      t.http.post(`/v1/sandbox/orders/${id}/simulate`).set(bearer(q.sandbox)).send(body);
+    expect((await simulate({})).body.error).toMatchObject({ param: 'action', message: 'action is required.' });
+    const unknown = await simulate({ action: 'teleport' });
+    expect(unknown.body.error.param).toBe('action');
+    expect(unknown.body.error.message).toMatch(/^action must be one of "payment_succeeded", /);
+  });
+
+  it('when a body comes in an unsupported Content-Encoding, then 415 names the encoding', async () => {
+    const res = await t.http
+      .post('/v1/orders')
+      .set(bearer(p.sandbox))
+      .set('Idempotency-Key', newKey())
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'zstd')
+      .send('{}');
+    expect(res.status).toBe(415);
+    expect(res.body.error.message).toBe(
+      'Content-Encoding zstd is not supported: send the body as is, or with gzip, deflate or br.',
+    );
+  });
+
   it('when an endpoint without query parameters gets one, then 400 names it and nothing is done', async () => {
     const q = await t.partner();
     const created = await placeOrder(t.http, q.sandbox);

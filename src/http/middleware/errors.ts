@@ -29,6 +29,10 @@ function fromBodyParser(err: BodyParserError, req: Request): ApiError | null {
     case 'entity.too.large':
       return new ApiError('payload_too_large', `The request body exceeds the limit of ${err.limit} bytes.`);
     case 'encoding.unsupported':
+      return new ApiError(
+        'unsupported_media_type',
+        `Content-Encoding ${req.headers['content-encoding'] ?? ''} is not supported: send the body as is, or with gzip, deflate or br.`,
+      );
     case 'charset.unsupported':
       return new ApiError('unsupported_media_type', 'Request bodies must be UTF-8 JSON.');
     case 'request.aborted':

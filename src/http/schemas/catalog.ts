@@ -338,7 +338,10 @@ export const PromoValidateBody = z
       ctx.addIssue({
         code: 'custom',
         path: [b.items === undefined ? 'subtotal' : 'items'],
-        message: 'send exactly one of subtotal or items',
+        message:
+          b.items === undefined
+            ? 'is required when items is not sent (send exactly one of them)'
+            : 'must not be sent together with subtotal (send exactly one of them)',
       });
     }
   })

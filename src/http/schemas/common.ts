@@ -2,6 +2,7 @@ import { z } from '../openapi/zod.js';
 import { ENVIRONMENTS } from '../../domain/environment.js';
 import { ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
 import { lengthInCharacters, trimmedLengthPattern } from './text-patterns.js';
+import { REPEATED_PARAMETER } from '../validation.js';
 
 export const ErrorBody = z
   .object({
@@ -59,12 +60,17 @@ export function envelope<T extends z.ZodType>(data: T, pagination?: z.ZodType) {
 
 // ---- query parameters ------------------------------------------------------------------------
 
-const REPEATED = 'must be given once';
-
-/** Error messages for a single query value of the given kind; undefined keeps zod's message. */
+/**
+ * Error messages for a single query value of the given kind; undefined leaves the wording to
+ * validation.ts (a missing required one "is required").
+ */
 export const single = (what: string) => ({
   error: (issue: { code: string; input?: unknown }) =>
-    Array.isArray(issue.input) ? REPEATED : issue.code === 'invalid_type' ? `must be ${what}` : undefined,
+    Array.isArray(issue.input)
+      ? REPEATED_PARAMETER
+      : issue.code === 'invalid_type' && issue.input !== undefined
+        ? `must be ${what}`
+        : undefined,
 });
 
 /**
