@@ -134,7 +134,7 @@ describe.runIf(RUNS).sequential('operations console (/console) in Chromium', () 
     expect(bytes).toBeGreaterThan(0);
     expect(bytes).toBeLessThan(300 * 1024);
     const [cookie] = await context.cookies();
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' });
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/console' });
     await page.getByRole('link', { name: orderId }).waitFor();
     await shot('orders');
   });

@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { PartnerAdmin } from '../../src/application/partners.js';
 import { jsonLineSink, type LogLine } from '../support/log-sink.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
+import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
 import { placeOrder } from '../support/orders.js';
 import { waitFor } from '../support/wait.js';
 import { register, startReceiver, startWebhookService, type Receiver } from './webhooks-fixture.js';
@@ -45,9 +45,9 @@ describe('console when ADMIN_TOKEN is not set', () => {
     for (const path of ['/console', '/console/login', '/console/orders', '/console/assets/console.js']) {
       expect((await supertest(t.service.app.express).get(path)).status, path).toBe(404);
     }
-    // A form post is the API's to refuse (it takes JSON only): its envelope, no console page, no cookie.
+    // A form post is the API's to refuse, as an unknown path (its body unread): its envelope, no console page, no cookie.
     const post = await supertest(t.service.app.express).post('/console/login').type('form').send({ token: 'x' });
-    expect(post.status).toBe(415);
+    expect(post.status).toBe(404);
     expect(post.headers['content-type']).toMatch(/^application\/json/);
     expect(post.headers['set-cookie']).toBeUndefined();
     const json = await supertest(t.service.app.express).post('/console/login').send({ token: 'x' });
@@ -79,7 +79,7 @@ describe('console with ADMIN_TOKEN', () => {
   it('when there is no session, then pages redirect to the login and changes are refused with 401', async () => {
     const page = await supertest(app).get('/console/orders');
     expect(page.status).toBe(303);
-    expect(page.headers.location).toBe('/console/login');
+    expect(page.headers.location).toBe('/console/login?next=%2Fconsole%2Forders');
     const revoke = await supertest(app)
       .post(`/console/keys/${partner.liveKeyId}/revoke`)
       .type('form')
@@ -137,11 +137,12 @@ describe('console with ADMIN_TOKEN', () => {
     expect(res.text).not.toMatch(/<script>/); // no inline script
   });
 
-  it('when the login succeeds, then the cookie is HttpOnly, SameSite=Strict, Path=/console, and Secure over HTTPS', async () => {
+  it('when the login succeeds, then the cookie is HttpOnly, SameSite=Lax, Path=/console, and Secure over HTTPS', async () => {
     const { setCookie } = await login(app);
     const cookie = setCookie.find((c) => c.startsWith(`${CONSOLE_COOKIE}=`))!;
     expect(cookie).toMatch(/; HttpOnly/);
-    expect(cookie).toMatch(/; SameSite=Strict/);
+    // Lax: a link from another site carries it; a form from another site does not (and needs the CSRF token anyway).
+    expect(cookie).toMatch(/; SameSite=Lax/);
     expect(cookie).toMatch(/; Path=\/console/);
     expect(cookie).not.toMatch(/; Secure/);
     expect(cookie).not.toContain(ADMIN_TOKEN);
@@ -192,6 +193,46 @@ describe('console with ADMIN_TOKEN', () => {
       .type('form')
       .send({ token: ADMIN_TOKEN });
     expect(other.status).toBe(303);
+  });
+
+  it('when a page is opened without a session, then the login goes on to it, and to nothing outside the console', async () => {
+    const asked = '/console/orders/ord_linked?after=0';
+    const away = await supertest(app).get(asked);
+    expect(away.status).toBe(303);
+    expect(away.headers.location).toBe(`/console/login?next=${encodeURIComponent(asked)}`);
+    const form = await supertest(app).get(away.headers.location as string);
+    expect(form.text).toContain(`<input type="hidden" name="next" value="${asked.replace('&', '&amp;')}" />`);
+    // A wrong token keeps where to go; the right one goes there.
+    const wrong = await supertest(app)
+      .post('/console/login')
+      .set('X-Forwarded-For', '203.0.113.20')
+      .type('form')
+      .send({ token: 'nope', next: asked });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain(`name="next" value="${asked}"`);
+    const right = await supertest(app).post('/console/login').type('form').send({ token: ADMIN_TOKEN, next: asked });
+    expect(right.status).toBe(303);
+    expect(right.headers.location).toBe(asked);
+
+    // Anything but a console path of this origin goes to the orders page: no open redirect.
+    for (const next of [
+      'https://evil.example/console/orders',
+      '//evil.example/console/orders',
+      '/\\evil.example/console/orders',
+      '/\t/evil.example/console/orders',
+      '/%2F%2Fevil.example/console',
+      '/console/../internal/orders',
+      '/console/%2e%2e/internal/orders',
+      '/consolex',
+      'javascript:alert(1)',
+      '/console/login?next=//evil.example',
+    ]) {
+      const res = await supertest(app).post('/console/login').type('form').send({ token: ADMIN_TOKEN, next });
+      expect(res.status, next).toBe(303);
+      expect(res.headers.location, next).toBe('/console/orders');
+      const page = await supertest(app).get(`/console/login?next=${encodeURIComponent(next)}`);
+      expect(page.text, next).not.toContain('name="next"');
+    }
   });
 
   it("when a partner's client keeps failing from the operators' address, then the console login still works there", async () => {
@@ -534,6 +575,116 @@ describe('console recent orders', () => {
   });
 });
 
+describe('console search when a reference is another kind of term', () => {
+  let t: TestService;
+  beforeAll(async () => (t = await startTestService({ env: { ADMIN_TOKEN } })));
+  afterAll(() => t.close());
+
+  it("when a partner uses another partner's id as its reference, then a search for that id shows both kinds, the partner's orders first", async () => {
+    const victim = await t.partner({ name: 'Searched Partner' });
+    const other = await t.partner({ name: 'Shadowing Partner' });
+    const own = await placeOrder(t.http, victim.sandbox, { reference: 'own-ref' });
+    const shadow = await placeOrder(t.http, other.sandbox, { reference: victim.id });
+    expect([own.status, shadow.status]).toEqual([201, 201]);
+    const { agent } = await login(t.service.app.express);
+
+    const page = (await agent.get(`/console/orders?q=${victim.id}`)).text;
+    const partnerHeading = page.indexOf(
+      `<h2 id="match-partner" class="wrap">Orders whose partner is “${victim.id}”</h2>`,
+    );
+    const referenceHeading = page.indexOf(
+      `<h2 id="match-partner-reference" class="wrap">Orders whose partner reference is “${victim.id}”</h2>`,
+    );
+    expect(partnerHeading).toBeGreaterThan(0);
+    expect(referenceHeading).toBeGreaterThan(partnerHeading);
+    const ownLink = page.indexOf(`/console/orders/${own.body.data.id as string}"`);
+    const shadowLink = page.indexOf(`/console/orders/${shadow.body.data.id as string}"`);
+    expect(ownLink).toBeGreaterThan(partnerHeading);
+    expect(ownLink).toBeLessThan(referenceHeading);
+    expect(shadowLink).toBeGreaterThan(referenceHeading);
+    // The page says first that the term matched two kinds, with links to each.
+    expect(page.indexOf('matches 2 kinds')).toBeLessThan(partnerHeading);
+    expect(page).toContain('href="#match-partner"');
+    expect(page).toContain('href="#match-partner-reference"');
+
+    // One kind alone: its heading, no note.
+    const single = (await agent.get('/console/orders?q=own-ref')).text;
+    expect(single).toContain('Orders whose partner reference is “own-ref”');
+    expect(single).not.toContain('kinds:');
+  });
+});
+
+describe('console order with many webhook deliveries', () => {
+  let t: Awaited<ReturnType<typeof startWebhookService>>;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await startWebhookService({ env: { ADMIN_TOKEN } });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  it('when an order has more deliveries than a page, then "Older deliveries" pages through every one once, and a redelivery comes back to its page', async () => {
+    const partner = await t.partner('Failing Cards Partner');
+    await register(t, partner.sandbox, receiver.url);
+    const placed = await placeOrder(t.http, partner.sandbox, { payment_method: 'card' });
+    expect(placed.status).toBe(201);
+    const orderId = placed.body.data.id as string;
+    // More than the 100 the page once showed: every failed card payment is a webhook of its own.
+    for (let i = 0; i < 101; i++) {
+      const failed = await t.http
+        .post(`/v1/sandbox/orders/${orderId}/simulate`)
+        .set(bearer(partner.sandbox))
+        .send({ action: 'payment_failed' });
+      expect(failed.status).toBe(200);
+    }
+    await receiver.waitFor(102);
+    const { agent, csrf } = await login(t.service.app.express);
+
+    const deliveriesOn = (text: string) => [...text.matchAll(/data-delivery="([^"]+)"/g)].map((m) => m[1]!);
+    const older = (text: string) =>
+      /<a href="(\/console\/orders\/[^"?]+\?deliveries_after=[^"]+)"\s*>Older deliveries/.exec(text)?.[1];
+    const pages: string[][] = [];
+    const urls: string[] = [];
+    let url: string | undefined = `/console/orders/${orderId}`;
+    while (url) {
+      const page = await agent.get(url);
+      expect(page.status, url).toBe(200);
+      pages.push(deliveriesOn(page.text));
+      urls.push(url);
+      if (pages.length === 1)
+        expect(page.text).toContain('newest deliveries of this order are shown; there are older ones.');
+      url = older(page.text);
+      expect(pages.length).toBeLessThan(10);
+    }
+    expect(pages.map((p) => p.length)).toEqual([50, 50, 2]);
+    expect(new Set(pages.flat()).size).toBe(102);
+    const last = await agent.get(urls[2]!);
+    expect(last.text).toContain('The 2 oldest deliveries of this order are shown.');
+    expect(last.text).toContain(`<a href="/console/orders/${orderId}">◀ Newest deliveries</a>`);
+
+    // Redelivered from the second page, the operator is back on that page, at that delivery.
+    const second = await agent.get(urls[1]!);
+    const deliveryId = pages[1]![0]!;
+    const cursor = new URL(urls[1]!, 'http://x').searchParams.get('deliveries_after')!;
+    expect(second.text).toContain(`<input type="hidden" name="deliveries_after" value="${cursor}" />`);
+    const redelivered = await agent
+      .post(`/console/deliveries/${deliveryId}/redeliver`)
+      .type('form')
+      .send({ csrf, deliveries_after: cursor });
+    expect(redelivered.status).toBe(303);
+    const back = new URL(redelivered.headers.location as string, 'http://x');
+    expect(back.pathname).toBe(`/console/orders/${orderId}`);
+    expect(back.searchParams.get('deliveries_after')).toBe(cursor);
+    expect(back.hash).toBe(`#delivery-${deliveryId}`);
+    const shown = await agent.get(back.pathname + back.search);
+    expect(shown.text).toContain('Redelivered:');
+    expect(deliveriesOn(shown.text)).toContain(deliveryId);
+  }, 120_000);
+});
+
 describe('console logging', () => {
   const lines: LogLine[] = [];
   let dataDir: string;
@@ -699,7 +850,7 @@ describe('console sessions across replicas', () => {
     // Another ADMIN_TOKEN (a rotation) knows no session of the old one.
     const rotated = await supertest(other.service.app.express).get('/console/partners').set('Cookie', cookie);
     expect(rotated.status).toBe(303);
-    expect(rotated.headers.location).toBe('/console/login');
+    expect(rotated.headers.location).toBe('/console/login?next=%2Fconsole%2Fpartners');
     // A cookie whose expiry was pushed out no longer matches its MAC.
     const [v, id, issued, expires, mac] = cookie.split('=')[1]!.split('.');
     const stretched = `${CONSOLE_COOKIE}=${[v, id, issued, String(Number(expires) + 3_600_000), mac].join('.')}`;
@@ -711,7 +862,7 @@ describe('console sessions across replicas', () => {
     clock.advance(1000);
     const expired = await onB.get('/console/partners').set('Cookie', cookie);
     expect(expired.status).toBe(303);
-    expect(expired.headers.location).toBe('/console/login');
+    expect(expired.headers.location).toBe('/console/login?next=%2Fconsole%2Fpartners');
     const late = await onB
       .post(`/console/keys/${partner.sandboxKeyId}/revoke`)
       .set('Cookie', cookie)

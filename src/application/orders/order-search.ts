@@ -17,7 +17,12 @@ export interface RecentOrdersQuery {
 }
 
 /** Where a search term matched: the operators' console says so beside the results. */
-export type SearchMatch = 'order id' | 'order number' | 'partner reference' | 'partner' | 'nothing';
+export type SearchMatch = 'order id' | 'order number' | 'partner' | 'partner reference';
+
+export interface SearchResult {
+  match: SearchMatch;
+  orders: OrderListEntry[];
+}
 
 /**
  * Finding orders across every partner and environment, for operators (never partners: those see
@@ -41,23 +46,30 @@ export class OrderSearch {
     );
   }
 
-  /** One term tried as an order id, then an order number, a partner's reference, a partner id. */
-  async search(term: string, limit: number): Promise<{ match: SearchMatch; orders: OrderListEntry[] }> {
+  /**
+   * One term as an order id (that order alone); otherwise every kind it matches, each with its
+   * newest orders: an order number, a partner id, a partner's reference. Every kind, not the first:
+   * a partner chooses its references, and one equal to another partner's id must not hide that
+   * partner's orders. Empty when nothing matches.
+   */
+  async search(term: string, limit: number): Promise<SearchResult[]> {
     const { readModels, events } = this.deps;
     await readModels.catchUp(ordersList.name);
     const byId = await readModels.store.get<OrderListEntry>(ordersList.collection, term);
-    if (byId) return { match: 'order id', orders: [byId.doc] };
-    if ((await events.readStream(orderStream(term), { maxCount: 1 })).length) return { match: 'order id', orders: [] };
+    if (byId) return [{ match: 'order id', orders: [byId.doc] }];
+    if ((await events.readStream(orderStream(term), { maxCount: 1 })).length)
+      return [{ match: 'order id', orders: [] }];
     const newest = { sort: { field: 'created_at', direction: 'desc' as const }, limit };
+    const found: SearchResult[] = [];
     for (const [match, field] of [
       ['order number', 'order_number'],
-      ['partner reference', 'reference'],
       ['partner', 'partner_id'],
+      ['partner reference', 'reference'],
     ] as const) {
       const orders = await this.find({ where: { [field]: term }, ...newest });
-      if (orders.length) return { match, orders };
+      if (orders.length) found.push({ match, orders });
     }
-    return { match: 'nothing', orders: [] };
+    return found;
   }
 
   private async find(query: Query): Promise<OrderListEntry[]> {

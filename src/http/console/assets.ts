@@ -50,6 +50,10 @@ tr.at{background:#fff6d6}
 dl.state{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:.3em 0}
 dl.state dt{font-weight:600}dl.state dd{margin:0}
 progress{width:12em}
+.wrap,dl.state dd{overflow-wrap:anywhere}
+dl.state dd{min-width:0}
+td.wrap{min-width:8em}
+td pre{white-space:pre-wrap;overflow-wrap:anywhere}
 .login{max-width:26em;margin:4em auto}
 .login input{width:100%;margin:.3em 0 .8em}
 `;

@@ -7,7 +7,7 @@ import { toMermaidWithPath } from '../../domain/order/diagram.js';
 import type { DeliveryState } from '../../domain/webhook/delivery-state.js';
 import type { HistoryStep } from '../../application/orders/history.js';
 import type { OrderListEntry } from '../../../projections/orders-list.js';
-import type { SearchMatch } from '../../application/orders/order-search.js';
+import type { SearchMatch, SearchResult } from '../../application/orders/order-search.js';
 import type { ProjectionStatus } from '../../application/read-models.js';
 import type { AuditReport } from '../../application/audit/verify.js';
 import type { AuditJobState } from '../../application/audit/audit-job.js';
@@ -75,14 +75,17 @@ export function layout(frame: Frame, body: Html): string {
 
 export const csrfField = (token: string): Html => html`<input type="hidden" name="csrf" value="${token}" />`;
 
-export function loginPage(message?: string): string {
+/** `next`: the console path to go on to once logged in (already checked to be one). */
+export function loginPage(message?: string, next?: string): string {
   return layout(
     { title: 'Log in', notice: message ? { text: message, bad: true } : undefined },
     html`<form class="login" method="post" action="/console/login">
+      ${next ? html`<input type="hidden" name="next" value="${next}" />` : ''}
       <label for="token">Admin token</label>
       <input id="token" name="token" type="password" autocomplete="current-password" required autofocus />
       <button type="submit">Log in</button>
       <p class="muted">The service's ADMIN_TOKEN. The session ends 8 hours after logging in.</p>
+      ${next ? html`<p class="muted wrap" id="next">Then on to <span class="mono">${next}</span>.</p>` : ''}
     </form>`,
   );
 }
@@ -110,21 +113,62 @@ export interface OrdersPageInput {
   status: string | undefined;
   environment: string | undefined;
   partner: string | undefined;
-  match: SearchMatch | undefined;
+  /** A search's matches, every kind that matched (none: nothing did), at most `limit` orders each; undefined for recent orders. */
+  found: { results: SearchResult[]; limit: number } | undefined;
+  /** Recent orders (not a search). */
   orders: OrderListEntry[];
   /** The last order shown when there are older ones: the next page starts after it. */
   older: string | undefined;
 }
 
-export function ordersPage(csrf: string, input: OrdersPageInput): string {
-  const heading = input.q
-    ? input.match === 'nothing'
-      ? html`<p class="notice bad" role="status">
-          No order matches “${input.q}” as an order id, order number, partner reference or partner id.
+/** Each kind of match has its own heading: links from the note above point at it. */
+const matchAnchor = (match: SearchMatch): string => `match-${match.replace(/ /g, '-')}`;
+
+function searchResults(q: string, found: SearchResult[], limit: number): Html {
+  if (!found.length)
+    return html`<p class="notice bad wrap" role="status">
+      No order matches “${q}” as an order id, order number, partner id or partner reference.
+    </p>`;
+  // Partners choose their references: one may equal another partner's id or an order number. Every
+  // kind is listed, and the page says so first, so that no kind hides another.
+  const several =
+    found.length > 1
+      ? html`<p class="notice wrap" role="status">
+          “${q}” matches ${found.length} kinds:
+          ${found.map(
+            (f, i) =>
+              html`${i ? (i === found.length - 1 ? ' and ' : ', ') : ''}<a href="#${matchAnchor(f.match)}"
+                  >orders whose ${f.match} it is</a
+                >`,
+          )}.
         </p>`
-      : html`<h2>Orders whose ${input.match} is “${input.q}”</h2>
-          <p class="muted">Every partner and environment: the filters do not apply to a search.</p>`
-    : html`<h2>Recent orders</h2>`;
+      : '';
+  return html`${several}
+    <p class="muted">Every partner and environment: the filters do not apply to a search.</p>
+    ${found.map(
+      (f) =>
+        html`<h2 id="${matchAnchor(f.match)}" class="wrap">Orders whose ${f.match} is “${q}”</h2>
+          ${f.orders.length >= limit ? html`<p class="muted">The newest ${limit} are shown.</p>` : ''}
+          ${
+            f.match === 'partner'
+              ? html`<p>
+                  <a href="/console/orders?partner=${encodeURIComponent(q)}"
+                    >Every order of this partner, with the filters</a
+                  >
+                </p>`
+              : ''
+          }
+          ${orderTable(f.orders)}`,
+    )}`;
+}
+
+export function ordersPage(csrf: string, input: OrdersPageInput): string {
+  const listing =
+    input.q && input.found
+      ? searchResults(input.q, input.found.results, input.found.limit)
+      : html`<h2>Recent orders</h2>
+          ${orderTable(input.orders)}
+          ${input.older ? html`<p><a href="/console/orders?${olderQuery(input)}">Older orders</a></p>` : ''}`;
   return layout(
     { title: 'Orders', section: 'orders', csrf },
     html`<form method="get" action="/console/orders" role="search" class="filters">
@@ -155,8 +199,7 @@ export function ordersPage(csrf: string, input: OrdersPageInput): string {
         </div>
         <button type="submit">Filter</button>
       </form>
-      ${heading}${orderTable(input.orders)}
-      ${input.older ? html`<p><a href="/console/orders?${olderQuery(input)}">Older orders</a></p>` : ''}`,
+      ${listing}`,
   );
 }
 
@@ -187,7 +230,7 @@ function orderTable(orders: OrderListEntry[]): Html {
             <td>${status(o.status)}</td>
             <td>${o.environment}</td>
             <td class="mono">${o.partner_id}</td>
-            <td>${o.reference ?? ''}</td>
+            <td class="wrap">${o.reference ?? ''}</td>
             <td>${money(o.order.pricing.total, o.order)}</td>
             <td>${o.created_at}</td>
           </tr>`,
@@ -222,9 +265,21 @@ export interface OrderPageInput {
   steps: HistoryStep[];
   /** Index into steps shown by the replay. */
   at: number;
-  deliveries: DeliveryState[];
+  deliveries: DeliveryPage;
   notice?: { text: string; bad?: boolean } | undefined;
 }
+
+/** One page of an order's deliveries, newest first across pages (the delivery log's order). */
+export interface DeliveryPage {
+  shown: DeliveryState[];
+  /** The cursor this page starts after; undefined on the newest page. */
+  after: string | undefined;
+  /** The last delivery of this page when there are older ones: the next page starts after it. */
+  older: string | undefined;
+}
+
+/** The id of a delivery's section: a redelivery comes back to it. */
+export const deliveryAnchor = (deliveryId: string): string => `delivery-${deliveryId}`;
 
 export function orderPage(csrf: string, input: OrderPageInput): string {
   const { steps, at, orderId } = input;
@@ -345,23 +400,62 @@ ${replay[at]!.diagram}</pre>
         </tbody>
       </table>
       <h2>Webhook deliveries</h2>
-      ${deliveryTable(csrf, input.deliveries)}`,
+      ${deliveryTable(csrf, orderId, input.deliveries)}`,
   );
 }
 
-function deliveryTable(csrf: string, deliveries: DeliveryState[]): Html {
+/** Where this page of deliveries stands among the order's, with links to the newest and the older ones. */
+function deliveryPager(orderId: string, page: DeliveryPage): Html {
+  if (page.after === undefined && page.older === undefined) return html``;
+  const n = page.shown.length;
+  const where =
+    page.after === undefined
+      ? `The ${n} newest deliveries of this order are shown; there are older ones.`
+      : page.older !== undefined
+        ? `${n} older deliveries are shown; there are older ones still.`
+        : n
+          ? `The ${n} oldest deliveries of this order are shown.`
+          : '';
+  const base = `/console/orders/${encodeURIComponent(orderId)}`;
+  return html`<nav aria-label="Pages of deliveries" class="replay">
+    ${page.after !== undefined ? html`<a href="${base}">◀ Newest deliveries</a>` : ''}
+    <span class="shown">${where}</span>
+    ${
+      page.older !== undefined
+        ? html`<a href="${base}?${new URLSearchParams({ deliveries_after: page.older }).toString()}"
+            >Older deliveries ▶</a
+          >`
+        : ''
+    }
+  </nav>`;
+}
+
+function deliveryTable(csrf: string, orderId: string, page: DeliveryPage): Html {
+  const deliveries = page.shown;
+  const pager = deliveryPager(orderId, page);
   if (!deliveries.length)
-    return html`<p class="muted">No webhook deliveries for this order (no endpoint, or none in the last 30 days).</p>`;
-  return html`${[...deliveries]
+    return page.after === undefined
+      ? html`<p class="muted">No webhook deliveries for this order (no endpoint, or none in the last 30 days).</p>`
+      : html`<p class="muted">No older deliveries.</p>
+          ${pager}`;
+  // A redelivery from an older page comes back to that page.
+  const samePage =
+    page.after === undefined ? '' : html`<input type="hidden" name="deliveries_after" value="${page.after}" />`;
+  return html`${pager}${[...deliveries]
     .sort((a, b) => (a.order_revision ?? 0) - (b.order_revision ?? 0) || a.type_index - b.type_index)
     .map(
       (d) =>
-        html`<section class="delivery" data-delivery="${d.id}" aria-label="Delivery ${d.id}">
+        html`<section
+          class="delivery"
+          id="${deliveryAnchor(d.id)}"
+          data-delivery="${d.id}"
+          aria-label="Delivery ${d.id}"
+        >
           <h3>
             ${d.event_type} <span class="muted">(event #${d.order_revision ?? '?'}, ${d.event_id})</span>:
             ${html`<span class="status delivery-status">${d.status}</span>`}
           </h3>
-          <p>
+          <p class="wrap">
             To <span class="mono">${d.url}</span>; ${d.attempt_count}
             attempt(s)${d.next_attempt_at ? `; next at ${d.next_attempt_at}` : ''}${d.failure_reason ? `; failed: ${d.failure_reason}` : ''}.
           </p>
@@ -379,7 +473,7 @@ function deliveryTable(csrf: string, deliveries: DeliveryState[]): Html {
                             ${a.status ?? 'no response'}
                           </td>
                           <td>${a.duration_ms} ms</td>
-                          <td>${a.error ?? ''}</td>
+                          <td class="wrap">${a.error ?? ''}</td>
                         </tr>`,
                     )}
                   </tbody>
@@ -387,10 +481,10 @@ function deliveryTable(csrf: string, deliveries: DeliveryState[]): Html {
               : ''
           }
           <form method="post" action="/console/deliveries/${encodeURIComponent(d.id)}/redeliver">
-            ${csrfField(csrf)}<button type="submit">Redeliver ${d.event_type}</button>
+            ${csrfField(csrf)}${samePage}<button type="submit">Redeliver ${d.event_type}</button>
           </form>
         </section>`,
-    )}`;
+    )}${pager}`;
 }
 
 export interface StreamsPageInput {
@@ -681,7 +775,7 @@ export function partnersPage(
     ${partners.map(
       ({ partner, keys }) =>
         html`<section aria-labelledby="p-${partner.id}">
-          <h2 id="p-${partner.id}">${partner.name} <span class="muted mono">${partner.id}</span></h2>
+          <h2 id="p-${partner.id}" class="wrap">${partner.name} <span class="muted mono">${partner.id}</span></h2>
           <p><a href="/console/orders?partner=${encodeURIComponent(partner.id)}">Orders of this partner</a></p>
           <table>
             ${columnHeads('Key id', 'Key', 'Environment', 'Scopes', 'Rate limit', 'Created', 'Revoked', html`<span class="skip">Action</span>`)}

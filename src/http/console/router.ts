@@ -18,6 +18,7 @@ import { CONSOLE_ASSETS, MERMAID } from './assets.js';
 import { sameSecret } from '../../shared/secrets.js';
 import { ConsoleSessions, type ConsoleSession } from './sessions.js';
 import {
+  deliveryAnchor,
   errorPage,
   loginPage,
   orderPage,
@@ -62,6 +63,10 @@ const NOTICES: Record<string, string> = {
 
 /** Recent orders shown a page at a time. */
 const RECENT_PAGE = 50;
+/** An order's webhook deliveries shown a page at a time (a partner can make hundreds). */
+const DELIVERIES_PAGE = 50;
+/** The most orders a search shows of each kind of match. */
+const SEARCH_LIMIT = 50;
 
 const session = (res: Response): ConsoleSession => res.locals.console as ConsoleSession;
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
@@ -70,6 +75,26 @@ const int = (v: unknown, fallback: number, min: number, max: number): number => 
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : fallback;
   return Math.min(max, Math.max(min, n));
 };
+
+/**
+ * Where a login goes on to: the console page the operator was sent away from (a link from an alert
+ * or a chat), as a path of this origin under /console only, never elsewhere (no open redirect).
+ * Undefined for anything else, which goes to the orders page.
+ */
+export function returnPath(next: unknown): string | undefined {
+  if (typeof next !== 'string' || !next.startsWith('/') || next.length > 2000) return undefined;
+  const origin = 'http://console.invalid';
+  let url: URL;
+  try {
+    url = new URL(next, origin);
+  } catch {
+    return undefined;
+  }
+  // `//host/…` and `/\host/…` parse to another origin; dot segments are resolved before the check.
+  if (url.origin !== origin || url.pathname === '/console/login') return undefined;
+  if (url.pathname !== '/console' && !url.pathname.startsWith('/console/')) return undefined;
+  return url.pathname + url.search;
+}
 
 function cookieValue(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -179,39 +204,46 @@ export function consoleRouter(
   });
   router.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
 
-  router.get('/console/login', (_req, res) => void send(res, 200, loginPage()));
+  router.get('/console/login', (req, res) => void send(res, 200, loginPage(undefined, returnPath(req.query.next))));
   router.post('/console/login', (req, res) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    const next = returnPath(body?.next);
     // Over budget, the answer is 429 before the token is looked at: right or wrong, it is the same.
     const blocked = options.throttle.blocked(req);
-    if (blocked) return void send(res, blocked.status, loginPage(blocked.message));
-    const given = (req.body as Record<string, unknown> | undefined)?.token;
-    const token = typeof given === 'string' ? given : '';
+    if (blocked) return void send(res, blocked.status, loginPage(blocked.message, next));
+    const token = typeof body?.token === 'string' ? body.token : '';
     try {
       if (!sameSecret(token, options.adminToken))
         options.throttle.failed(req, new ApiError('invalid_api_key', 'That is not the admin token.'));
     } catch (err) {
       if (!isApiError(err)) throw err;
-      return void send(res, err.status, loginPage(err.message));
+      return void send(res, err.status, loginPage(err.message, next));
     }
     const { session: created, cookie } = sessions.create();
     res.locals.consoleSession = created.logId;
     log.info({ console_session: created.logId, request_id: res.locals.requestId as string }, 'console login');
     res.cookie(CONSOLE_COOKIE, cookie, {
       httpOnly: true,
-      sameSite: 'strict',
+      // Lax, not Strict: a console link followed from another site (an alert, a chat) carries the
+      // session. Only GETs, which change nothing, get it from elsewhere; every change needs the CSRF token.
+      sameSite: 'lax',
       secure: req.secure || deps.httpsOnly === true,
       path: '/console',
       // The browser drops it after the session's 8 hours too; the server's check is what counts.
       maxAge: created.expiresAt - created.issuedAt,
     });
-    res.redirect(303, '/console/orders');
+    res.redirect(303, next ?? '/console/orders');
   });
 
   // Everything else needs a session; a change needs the session's CSRF token too.
   router.use((req, res, next) => {
     const found = sessions.verify(cookieValue(req, CONSOLE_COOKIE));
     if (!found) {
-      if (req.method === 'GET') return void res.redirect(303, '/console/login');
+      if (req.method === 'GET') {
+        // The login then goes on to the page asked for.
+        const next = returnPath(req.originalUrl);
+        return void res.redirect(303, next ? `/console/login?next=${encodeURIComponent(next)}` : '/console/login');
+      }
       return void send(res, 401, errorPage('Logged out', 'Log in again: this session is unknown or has expired.'));
     }
     res.locals.console = found;
@@ -243,7 +275,7 @@ export function consoleRouter(
     res.clearCookie(CONSOLE_COOKIE, {
       path: '/console',
       httpOnly: true,
-      sameSite: 'strict',
+      sameSite: 'lax',
       secure: req.secure || deps.httpsOnly === true,
     });
     res.redirect(303, '/console/login');
@@ -261,9 +293,9 @@ export function consoleRouter(
       );
       const partner = text(req.query.partner);
       if (q) {
-        const found = await deps.search.search(q, 50);
-        viewed(res, 'search', { q, match: found.match });
-        if (found.match === 'order id') return res.redirect(303, `/console/orders/${encodeURIComponent(q)}`);
+        const results = await deps.search.search(q, SEARCH_LIMIT);
+        viewed(res, 'search', { q, match: results.map((r) => r.match).join(', ') || 'nothing' });
+        if (results[0]?.match === 'order id') return res.redirect(303, `/console/orders/${encodeURIComponent(q)}`);
         return void send(
           res,
           200,
@@ -272,8 +304,9 @@ export function consoleRouter(
             status: undefined,
             environment: undefined,
             partner: undefined,
+            found: { results, limit: SEARCH_LIMIT },
+            orders: [],
             older: undefined,
-            ...found,
           }),
         );
       }
@@ -299,7 +332,7 @@ export function consoleRouter(
           status: statusFilter,
           environment,
           partner,
-          match: undefined,
+          found: undefined,
           orders: orders.slice(0, RECENT_PAGE),
           older: orders.length > RECENT_PAGE ? orders[RECENT_PAGE - 1]!.id : undefined,
         }),
@@ -317,12 +350,13 @@ export function consoleRouter(
         return void send(res, 404, errorPage('No such order', `No order with id ${orderId}.`, session(res).csrf));
       // A history the machine refuses from its first event is still shown (that is what needs looking into).
       const first = steps[0]!.order;
-      const { deliveries } = first
+      const deliveriesAfter = text(req.query.deliveries_after);
+      const { deliveries, has_more } = first
         ? await deps.deliveries.list(
             { partnerId: first.partner_id, environment: first.environment },
-            { limit: 100, order_id: orderId },
+            { limit: DELIVERIES_PAGE, order_id: orderId, starting_after: deliveriesAfter },
           )
-        : { deliveries: [] };
+        : { deliveries: [], has_more: false };
       const done = text(req.query.done);
       const notice = done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined;
       send(
@@ -332,7 +366,11 @@ export function consoleRouter(
           orderId,
           steps,
           at: int(req.query.after, steps.length - 1, 0, steps.length - 1),
-          deliveries,
+          deliveries: {
+            shown: deliveries,
+            after: deliveriesAfter,
+            older: has_more ? deliveries.at(-1)!.id : undefined,
+          },
           notice,
         }),
       );
@@ -370,10 +408,16 @@ export function consoleRouter(
         outcome: after.status,
         attempt_status: after.attempts.at(-1)?.status ?? null,
       });
+      // Back to the page of deliveries the form was on, at this delivery.
+      const deliveriesAfter = text((req.body as Record<string, unknown> | undefined)?.deliveries_after);
+      const back = new URLSearchParams({
+        ...(deliveriesAfter ? { deliveries_after: deliveriesAfter } : {}),
+        done: 'redelivered',
+      });
       res.redirect(
         303,
         delivery.order_id
-          ? `/console/orders/${encodeURIComponent(delivery.order_id)}?done=redelivered`
+          ? `/console/orders/${encodeURIComponent(delivery.order_id)}?${back.toString()}#${encodeURIComponent(deliveryAnchor(deliveryId))}`
           : '/console/orders',
       );
     }),
