@@ -19,13 +19,15 @@ export class CliError extends Error {}
  */
 export async function withStores<T>(
   fn: (stores: Stores, config: Config) => Promise<T>,
-  options: Pick<OpenStoresOptions, 'webhookKeyCheck'> = {},
+  options: Pick<OpenStoresOptions, 'webhookKeyCheck'> & { serviceStopped?: boolean } = {},
 ): Promise<T> {
+  const { serviceStopped, ...storeOptions } = options;
   const config = cliConfig();
   checkDataDir(config);
+  if (serviceStopped) checkNoServiceRuns(config);
   let stores: Stores;
   try {
-    stores = await openStores(config, { integrityCheck: false, webhookKeyCheck: false, ...options });
+    stores = await openStores(config, { integrityCheck: false, webhookKeyCheck: false, ...storeOptions });
   } catch (err) {
     if (err instanceof Refusal) throw new CliError(err.message);
     throw err;
@@ -42,13 +44,15 @@ export async function withStores<T>(
  * directory is refused for its identity (a lost, foreign or mismatched file) and events.db has
  * content, that log alone, with a one-line warning on stderr. Only the event store opens then:
  * service.db is neither created nor given an id, and the log gets no id, so the refusal stands
- * for the server. `readModels` is there only when the stores opened.
+ * for the server. `readModels` is there only when the stores opened. `serviceUrl`: the service
+ * the command compares the log with, checked as checkDataDir says.
  */
 export async function withEventLog<T>(
   fn: (events: EventStore, config: Config, readModels: ReadModelStore | undefined) => Promise<T>,
+  options: { serviceUrl?: string } = {},
 ): Promise<T> {
   const config = cliConfig();
-  checkDataDir(config);
+  checkDataDir(config, process.env, options.serviceUrl);
   const eventsFile = path.join(config.dataDir, EVENTS_FILE);
   let stores: Stores;
   try {
@@ -100,11 +104,13 @@ const describeService = (s: RunningService): string => `pid ${s.pid}, port ${s.p
  * when it is sure that is not the running service's directory (docs/operations.md): writing there
  * would go where the service never looks (a new key answering 401). Sure means one of:
  * - PORT is set and the service listening on it uses another directory;
+ * - `serviceUrl` (the service a command reads from) is on this machine, and the service listening
+ *   on its port uses another directory;
  * - DATA_DIR is not set, services are running, and none of them uses ./data.
  * Services are those of this user on this machine (service-registry.ts); with none seen, nothing
  * is refused.
  */
-export function checkDataDir(config: Config, env: NodeJS.ProcessEnv = process.env): void {
+export function checkDataDir(config: Config, env: NodeJS.ProcessEnv = process.env, serviceUrl?: string): void {
   if (config.EVENT_STORE !== 'embedded' && config.READ_STORE !== 'embedded') return;
   const mine = dataDirIdentity(config.dataDir);
   const chosen = Boolean(env.DATA_DIR);
@@ -119,6 +125,14 @@ export function checkDataDir(config: Config, env: NodeJS.ProcessEnv = process.en
       );
     }
   }
+  const urlPort = serviceUrl === undefined ? undefined : localPort(serviceUrl);
+  const atUrl = services.find((s) => s.port === urlPort);
+  if (atUrl && atUrl.data_dir !== mine) {
+    throw new CliError(
+      `DATA_DIR is ${mine}, but the service at ${serviceUrl} (${describeService(atUrl)}) uses ${atUrl.data_dir}. ` +
+        `Run: ${fix(atUrl.data_dir)}  (or pass --url of the service that uses ${mine}).`,
+    );
+  }
   if (!chosen) {
     const others = services.filter((s) => s.data_dir !== mine);
     if (others.length > 0 && others.length === services.length) {
@@ -129,6 +143,34 @@ export function checkDataDir(config: Config, env: NodeJS.ProcessEnv = process.en
       );
     }
     process.stderr.write(`DATA_DIR: ${mine} (the default; set DATA_DIR to use another directory)\n`);
+  }
+}
+
+/** The port `url` names when it is a service on this machine (the registry knows only those). */
+function localPort(url: string): number | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (!['localhost', '127.0.0.1', '[::1]'].includes(u.hostname)) return undefined;
+  return Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+}
+
+/**
+ * For the commands that rewrite what a running service has read at its start (signing secrets,
+ * data directory ids, read models): refuses while a service of this user runs on this DATA_DIR
+ * (service-registry.ts), which would go on with what it holds, or serve what was rewritten under it.
+ */
+export function checkNoServiceRuns(config: Config, env: NodeJS.ProcessEnv = process.env): void {
+  if (config.EVENT_STORE !== 'embedded' && config.READ_STORE !== 'embedded') return;
+  const mine = dataDirIdentity(config.dataDir);
+  const running = runningServices(env).filter((s) => s.data_dir === mine);
+  if (running.length > 0) {
+    throw new CliError(
+      `a service is running on ${mine} (${running.map(describeService).join('; ')}): stop it first, then run ${typedArgs()} again.`,
+    );
   }
 }
 

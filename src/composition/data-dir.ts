@@ -252,15 +252,16 @@ export async function newestSealedSecret(from: { sqlite?: Database.Database; mon
 }
 
 /**
- * `data-dir reseal-webhook-secrets`: after the key is lost for good, every endpoint gets a new
- * signing secret sealed with `key` (the previous one is dropped: nobody can open it). Partners see
- * a new secret only through rotate-secret; until then their verification fails. Returns how many.
+ * `data-dir reseal-webhook-secrets`: after the key is lost for good, each endpoint whose secrets
+ * `key` does not open gets a new signing secret sealed with it (the previous one is dropped:
+ * nobody can open it). Endpoints it opens keep theirs: their partners' checks go on passing.
+ * Partners see a new secret only through rotate-secret; until then their verification fails.
  */
 export async function resealWebhookSecrets(
   from: { sqlite?: Database.Database; mongo?: Db },
   key: Buffer,
   now: Date,
-): Promise<number> {
+): Promise<{ resealed: ResealedEndpoint[]; kept: number }> {
   const fresh = () => {
     const secret = newSigningSecret();
     return {
@@ -271,27 +272,58 @@ export async function resealWebhookSecrets(
       updated_at: now.toISOString(),
     };
   };
+  const opens = (e: SealedEndpoint) =>
+    [e.secret_box, e.previous_secret_box].every((sealed) => {
+      if (sealed === null) return true;
+      try {
+        decryptSecret(sealed, key);
+        return true;
+      } catch (err) {
+        if (err instanceof SecretBoxError) return false;
+        throw err;
+      }
+    });
   if (from.mongo) {
-    const endpoints = from.mongo.collection<{ _id: string; version: number }>(ENDPOINTS);
-    let count = 0;
-    for await (const doc of endpoints.find({}, { projection: { _id: 1 } })) {
+    const endpoints = from.mongo.collection<SealedEndpoint & { _id: string; version: number }>(ENDPOINTS);
+    const resealed: ResealedEndpoint[] = [];
+    let kept = 0;
+    for await (const doc of endpoints.find({})) {
+      if (opens(doc)) {
+        kept++;
+        continue;
+      }
       await endpoints.updateOne({ _id: doc._id }, { $set: fresh(), $inc: { version: 1 } });
-      count++;
+      resealed.push({ partner_id: doc.partner_id, environment: doc.environment });
     }
-    return count;
+    return { resealed, kept };
   }
   const db = from.sqlite;
-  if (!db || !hasTable(db, ENDPOINTS)) return 0;
+  if (!db || !hasTable(db, ENDPOINTS)) return { resealed: [], kept: 0 };
   const update = db.prepare(
     `UPDATE ${ENDPOINTS} SET secret_box = @secret_box, secret_hint = @secret_hint, previous_secret_box = @previous_secret_box,
        previous_secret_expires_at = @previous_secret_expires_at, updated_at = @updated_at, version = version + 1
      WHERE partner_id = @partner_id AND environment = @environment`,
   );
-  const rows = db
-    .prepare<[], { partner_id: string; environment: string }>(`SELECT partner_id, environment FROM ${ENDPOINTS}`)
-    .all();
-  db.transaction(() => rows.forEach((r) => update.run({ ...r, ...fresh() })))();
-  return rows.length;
+  return db.transaction(() => {
+    const rows = db
+      .prepare<[], SealedEndpoint>(
+        `SELECT partner_id, environment, secret_box, previous_secret_box FROM ${ENDPOINTS} ORDER BY partner_id, environment`,
+      )
+      .all();
+    const resealed = rows.filter((r) => !opens(r)).map(({ partner_id, environment }) => ({ partner_id, environment }));
+    for (const r of resealed) update.run({ ...r, ...fresh() });
+    return { resealed, kept: rows.length - resealed.length };
+  })();
+}
+
+interface ResealedEndpoint {
+  partner_id: string;
+  environment: string;
+}
+
+interface SealedEndpoint extends ResealedEndpoint {
+  secret_box: string;
+  previous_secret_box: string | null;
 }
 
 function logLost(file: string, lived: string[]): Refusal {

@@ -29,15 +29,24 @@ describe('CLI: partners and keys', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(lines).toHaveLength(1);
     const out = JSON.parse(lines[0]!);
     expect(Object.keys(out).sort()).toEqual([
+      'id',
       'live_key',
+      'live_key_id',
       'name',
       'partner_id',
       'rate_limit_per_min',
       'sandbox_key',
+      'sandbox_key_id',
       'scopes',
     ]);
     expect(out.live_key).toMatch(/^svc_live_[0-9A-Za-z]{43}$/);
     expect(out.sandbox_key).toMatch(/^svc_test_[0-9A-Za-z]{43}$/);
+    // The ids partners list and keys list give, so a new key can be revoked at once.
+    expect(out.partner_id).toBe(out.id);
+    const keys = JSON.parse(cli(['keys', 'list', '--partner', out.id, '--json']).stdout);
+    expect(
+      Object.fromEntries(keys.map((k: { environment: string; key_id: string }) => [k.environment, k.key_id])),
+    ).toEqual({ live: out.live_key_id, sandbox: out.sandbox_key_id });
     expect(out.rate_limit_per_min).toBeGreaterThanOrEqual(600);
     expect(out.scopes).toEqual(expect.arrayContaining(['catalog:read', 'offers:read', 'webhooks:manage']));
   });
@@ -80,6 +89,35 @@ describe('CLI: partners and keys', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(after.find((k: { key_id: string }) => k.key_id === key.key_id).revoked_at).toBeTruthy();
     expect(cli(['keys', 'revoke', 'key_nope']).code).toBe(1);
     expect(cli(['keys', 'list', '--partner', 'ptr_nope']).stderr).toContain('No partner');
+  });
+
+  it.each([
+    ['is empty', '', 'must be 1 to 200 characters'],
+    ['is blank', '   ', 'must be 1 to 200 characters'],
+    ['is 201 characters', 'a'.repeat(201), 'must be 1 to 200 characters'],
+    ['has a newline', 'Evil\nptr_fake  Other', 'must not contain control characters'],
+    ['has a tab', 'Evil\tCo', 'must not contain control characters'],
+    ['has an escape sequence', 'Evil \u001b[2J Co', 'must not contain control characters'],
+    ['has a bidi override', 'Evil \u202eoC', 'must not contain control characters'],
+  ])(
+    'when a partner name %s, then it is refused with one line that does not echo it, and no partner is made',
+    (_, name, why) => {
+      const before = cli(['partners', 'list', '--json']).stdout;
+      const r = cli(['partners', 'create', '--name', name]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^error: --name ${why}`))]);
+      expect(r.stderr).not.toContain(name.trim() || '\u0000');
+      expect(cli(['partners', 'list', '--json']).stdout).toBe(before);
+    },
+  );
+
+  it('when a partner name has spaces around it, then it is kept trimmed; 200 characters, emoji counted as one, are accepted', () => {
+    const trimmed = JSON.parse(cli(['partners', 'create', '--name', '  Spaced Out  ', '--json']).stdout);
+    expect(trimmed.name).toBe('Spaced Out');
+    const longest = '🌯'.repeat(200);
+    const r = cli(['partners', 'create', '--name', longest, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).name).toBe(longest);
   });
 
   it('when partners list --json runs, then it lists the partners', () => {

@@ -88,6 +88,39 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(fs.existsSync(other)).toBe(true);
   });
 
+  it('when data-dir adopt runs with DATA_DIR not set, or with PORT naming the running service, then it refuses as every store command does and makes no directory', () => {
+    const unset = cli(['data-dir', 'adopt', '--yes']);
+    expect(unset.code).toBe(1);
+    expect(unset.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^error: DATA_DIR is not set, so this command would use ${path.join(elsewhere, 'data')}, but the running service uses ${serviceDir} `,
+        ),
+      ),
+    ]);
+    const byPort = cli(['data-dir', 'adopt', '--yes'], { PORT: String(service.port) });
+    expect(byPort.code).toBe(1);
+    expect(byPort.stderr).toContain(
+      `DATA_DIR is ${path.join(elsewhere, 'data')}, but the service on port ${service.port}`,
+    );
+    expect(byPort.stdout).toBe('');
+    expect(fs.existsSync(path.join(elsewhere, 'data'))).toBe(false);
+  });
+
+  it('when audit verify --url names the running service and DATA_DIR another directory, then it refuses naming both and opens nothing', () => {
+    const other = path.join(root, 'audit-data');
+    for (const host of ['localhost', '127.0.0.1', '[::1]']) {
+      const url = `http://${host}:${service.port}`;
+      const r = cli(['audit', 'verify', '--url', url], { DATA_DIR: other, ADMIN_TOKEN: 'a'.repeat(32) });
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        `error: DATA_DIR is ${other}, but the service at ${url} (pid ${service.child.pid}, port ${service.port}) uses ${serviceDir}. ` +
+          `Run: DATA_DIR=${serviceDir} npm run cli -- audit verify --url ${host === '[::1]' ? `'${url}'` : url}  (or pass --url of the service that uses ${other}).`,
+      ]);
+    }
+    expect(fs.existsSync(other)).toBe(false);
+  });
+
   it('when the only registered service is gone (a stale file), then the default directory is used and named', () => {
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
     const registryDir = fs.readdirSync(registry).map((d) => path.join(registry, d))[0]!;

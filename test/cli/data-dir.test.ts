@@ -10,6 +10,7 @@ import { runCliAsync } from '../support/cli-async.js';
 import { newKey, orderBody } from '../support/orders.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 import { MongoClient } from 'mongodb';
+import { decryptSecret, encryptSecret } from '../../src/webhooks/secret-box.js';
 
 // DATA_DIR at start: a directory that has lived (partners, orders, a webhook endpoint) must never
 // start as new when its event log, service.db or webhook key is lost, foreign or damaged: the
@@ -33,6 +34,17 @@ const readId = (file: string): unknown => {
     return db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'data_directory'").get()
       ? db.prepare('SELECT id FROM data_directory').pluck().get()
       : null;
+  } finally {
+    db.close();
+  }
+};
+/** The stored webhook endpoints of a directory, read without writing. */
+const endpoints = (dir: string) => {
+  const db = new Database(path.join(dir, 'service.db'), { readonly: true });
+  try {
+    return db
+      .prepare('SELECT partner_id, environment, secret_box, version FROM webhook_endpoints ORDER BY environment')
+      .all() as Array<{ partner_id: string; environment: string; secret_box: string; version: number }>;
   } finally {
     db.close();
   }
@@ -312,6 +324,44 @@ describe('the webhook secrets key', () => {
     } finally {
       await stop(service);
     }
+  });
+
+  it('when the key opens every stored secret, then data-dir reseal-webhook-secrets --yes refuses with one line and changes nothing', () => {
+    const dir = copyOfLived();
+    const before = endpoints(dir);
+    const refused = runCli(dir, ['data-dir', 'reseal-webhook-secrets', '--yes']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `error: ${path.join(dir, 'webhook-secrets.key')} opens every stored webhook signing secret (1 endpoint(s)): nothing to reseal, nothing changed; the service starts with this key.`,
+    ]);
+    expect(refused.stdout).toBe('');
+    expect(endpoints(dir)).toEqual(before);
+  });
+
+  it('when the key opens some stored secrets and not others, then only those it does not open are resealed, and named', () => {
+    const dir = copyOfLived();
+    const [sandbox] = endpoints(dir);
+    const db = new Database(path.join(dir, 'service.db'));
+    try {
+      // Another endpoint of the partner, sealed with a key that is lost.
+      db.prepare(
+        `INSERT INTO webhook_endpoints SELECT partner_id, 'live', url, events, ?, secret_hint, NULL, NULL, created_at, updated_at, 1
+         FROM webhook_endpoints WHERE environment = 'sandbox'`,
+      ).run(encryptSecret('whsec_lost0000000000000000', randomBytes(32)));
+    } finally {
+      db.close();
+    }
+    const resealed = runCli(dir, ['data-dir', 'reseal-webhook-secrets', '--yes']);
+    expect(resealed.code, resealed.stderr).toBe(0);
+    expect(resealed.stdout).toBe(
+      `resealed 1 webhook endpoint(s); 1 kept theirs (${path.join(dir, 'webhook-secrets.key')} opens them); ` +
+        'each partner below gets its new secret with POST /v1/webhooks/endpoint/rotate-secret\n' +
+        `  ${sandbox!.partner_id} live\n`,
+    );
+    const after = endpoints(dir);
+    expect(after.find((e) => e.environment === 'sandbox')).toEqual(sandbox);
+    const key = fs.readFileSync(path.join(dir, 'webhook-secrets.key'));
+    expect(decryptSecret(after.find((e) => e.environment === 'live')!.secret_box, key)).toMatch(/^whsec_/);
   });
 });
 

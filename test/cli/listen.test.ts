@@ -177,5 +177,7 @@ describe('listen', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     const scope = await runCliAsync(dataDir, ['listen', '--key', readOnly, '--base-url', service.url]);
     expect(scope.code).toBe(1);
     expect(scope.stderr).toContain('insufficient_scope');
+    // Refused before it announces itself: no "Ready!", no signing secret.
+    expect(scope.stdout).toBe('');
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRINTABLE_PATTERN } from '../../src/http/schemas/order.js';
+import { PRINTABLE_PATTERN } from '../../src/shared/unicode.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let t: TestService;

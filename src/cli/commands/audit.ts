@@ -9,8 +9,8 @@ import {
 } from '../../application/audit/verify.js';
 import type { Difference } from '../../application/audit/diff.js';
 import { parsePositiveInt } from '../options.js';
-import { printJson, withEventLog } from '../context.js';
-import { InternalApi } from './internal-api.js';
+import { cliConfig, printJson, withEventLog } from '../context.js';
+import { InternalApi, serviceUrl } from './internal-api.js';
 
 export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('Check the read models against the event log');
@@ -37,16 +37,21 @@ Examples:
     )
     .action(async (opts: { url?: string; wait: number; json?: boolean }) => {
       // readModels is missing only for an embedded directory read alone (withEventLog): served through the API.
-      await withEventLog(async (events, config, readModels) => {
-        const served =
-          config.READ_STORE === 'mongodb' && readModels
-            ? servedFromStore(readModels, `MongoDB database ${config.MONGODB_DB}`)
-            : servedThroughApi(new InternalApi({ url: opts.url }));
-        const report = await verifyReadModels(events, served, { waitMs: opts.wait * 1000 });
-        if (opts.json) printJson(toJson(report));
-        else process.stdout.write(describe(report));
-        if (report.differenceCount) process.exitCode = 1;
-      });
+      // Compared with a service on another directory, every document would differ: refused (checkDataDir).
+      const throughApi = cliConfig().READ_STORE !== 'mongodb';
+      await withEventLog(
+        async (events, config, readModels) => {
+          const served =
+            config.READ_STORE === 'mongodb' && readModels
+              ? servedFromStore(readModels, `MongoDB database ${config.MONGODB_DB}`)
+              : servedThroughApi(new InternalApi({ url: opts.url }));
+          const report = await verifyReadModels(events, served, { waitMs: opts.wait * 1000 });
+          if (opts.json) printJson(toJson(report));
+          else process.stdout.write(describe(report));
+          if (report.differenceCount) process.exitCode = 1;
+        },
+        throughApi ? { serviceUrl: serviceUrl(opts.url) } : {},
+      );
     });
 }
 

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
+import path from 'node:path';
 import { adoptDataDir, resealWebhookSecrets } from '../../composition/data-dir.js';
-import { loadOrCreateKeyFile, parseKeyFromConfig } from '../../webhooks/secret-box.js';
-import { CliError, cliConfig, withStores } from '../context.js';
+import { KEY_FILE_NAME, loadOrCreateKeyFile, parseKeyFromConfig } from '../../webhooks/secret-box.js';
+import { checkDataDir, checkNoServiceRuns, CliError, cliConfig, withStores } from '../context.js';
 
 /** The way out of a refusal at start when what was lost cannot be restored (docs/operations.md, The data directory). */
 export function registerDataDirCommands(program: Command): void {
@@ -17,7 +18,8 @@ export function registerDataDirCommands(program: Command): void {
       'after',
       '\nFor a service that refuses to start because events.db or service.db is missing, empty, or from another ' +
         'directory. Restore the file from a backup instead whenever there is one: what it held (orders and ' +
-        'idempotency keys, or partners, keys, catalog and webhook endpoints) is gone for good after this. Stop the service first.',
+        'idempotency keys, or partners, keys, catalog and webhook endpoints) is gone for good after this. Stop the service ' +
+        'first: the command refuses while one runs on DATA_DIR.',
     )
     .action((opts: { yes?: boolean }) => {
       if (!opts.yes)
@@ -28,6 +30,8 @@ export function registerDataDirCommands(program: Command): void {
       if (config.EVENT_STORE !== 'embedded' || config.READ_STORE !== 'embedded') {
         throw new CliError('data-dir adopt is for the embedded stores (EVENT_STORE=embedded and READ_STORE=embedded)');
       }
+      checkDataDir(config);
+      checkNoServiceRuns(config);
       const id = adoptDataDir(config);
       process.stdout.write(`events.db and service.db in ${config.dataDir} are now data directory ${id}\n`);
     });
@@ -35,20 +39,21 @@ export function registerDataDirCommands(program: Command): void {
   dataDir
     .command('reseal-webhook-secrets')
     .description(
-      'Give every webhook endpoint a new signing secret sealed with the current key, after the old key is lost for good',
+      'Give each webhook endpoint whose signing secret the current key does not open a new one sealed with it, after the old key is lost for good',
     )
-    .option('--yes', 'really replace every signing secret')
+    .option('--yes', 'really replace those signing secrets')
     .addHelpText(
       'after',
       '\nFor a service that refuses to start because the webhook secrets key (DATA_DIR/webhook-secrets.key or ' +
         'WEBHOOK_SECRETS_KEY) does not open the stored secrets. Restore the key instead whenever there is one. ' +
-        'Afterwards every partner must fetch its new secret with POST /v1/webhooks/endpoint/rotate-secret; until then ' +
-        'its signature checks fail. Stop the service first.',
+        'Endpoints whose secret the key opens keep it; when it opens every one, nothing is changed and the command ' +
+        'exits 1. Afterwards each partner listed must fetch its new secret with POST /v1/webhooks/endpoint/rotate-secret; ' +
+        'until then its signature checks fail. Stop the service first: the command refuses while one runs on DATA_DIR.',
     )
     .action(async (opts: { yes?: boolean }) => {
       if (!opts.yes)
         throw new CliError(
-          'data-dir reseal-webhook-secrets replaces every webhook signing secret: run it again with --yes (and no service running)',
+          'data-dir reseal-webhook-secrets replaces the webhook signing secrets the key does not open: run it again with --yes (and no service running)',
         );
       await withStores(
         async (stores, config) => {
@@ -56,12 +61,22 @@ export function registerDataDirCommands(program: Command): void {
           const key = config.WEBHOOK_SECRETS_KEY
             ? parseKeyFromConfig(config.WEBHOOK_SECRETS_KEY)
             : loadOrCreateKeyFile(config.dataDir);
-          const count = await resealWebhookSecrets(stores, key, new Date());
+          const { resealed, kept } = await resealWebhookSecrets(stores, key, new Date());
+          const source = config.WEBHOOK_SECRETS_KEY ? 'WEBHOOK_SECRETS_KEY' : path.join(config.dataDir, KEY_FILE_NAME);
+          if (resealed.length === 0 && kept > 0) {
+            throw new CliError(
+              `${source} opens every stored webhook signing secret (${kept} endpoint(s)): nothing to reseal, nothing changed; the service starts with this key.`,
+            );
+          }
           process.stdout.write(
-            `resealed ${count} webhook endpoint(s); each partner gets its new secret with POST /v1/webhooks/endpoint/rotate-secret\n`,
+            `resealed ${resealed.length} webhook endpoint(s)${kept > 0 ? `; ${kept} kept theirs (${source} opens them)` : ''}` +
+              (resealed.length > 0
+                ? '; each partner below gets its new secret with POST /v1/webhooks/endpoint/rotate-secret\n'
+                : '\n') +
+              resealed.map((e) => `  ${e.partner_id} ${e.environment}\n`).join(''),
           );
         },
-        { webhookKeyCheck: false },
+        { webhookKeyCheck: false, serviceStopped: true },
       );
     });
 }

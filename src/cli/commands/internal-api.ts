@@ -10,6 +10,11 @@ export interface Envelope<T> {
   pagination?: { has_more: boolean; next_starting_after: string | null };
 }
 
+/** The base URL of the service the /internal API is asked: `url`, else http://localhost:$PORT. */
+export function serviceUrl(url: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return (url ?? `http://localhost:${env.PORT || 3000}`).replace(/\/+$/, '');
+}
+
 /**
  * A small client for a running service's /internal API (ADMIN_TOKEN from the environment), for the
  * commands that need what lives inside the server process. Every failure becomes a one-line CliError.
@@ -19,7 +24,7 @@ export class InternalApi {
   private readonly token: string;
 
   constructor(options: InternalApiOptions = {}, env: NodeJS.ProcessEnv = process.env) {
-    this.url = (options.url ?? `http://localhost:${env.PORT || 3000}`).replace(/\/+$/, '');
+    this.url = serviceUrl(options.url, env);
     const token = env.ADMIN_TOKEN?.trim();
     if (!token) throw new CliError('ADMIN_TOKEN is not set: export the operations token the service runs with.');
     this.token = token;

@@ -26,7 +26,11 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--partner <id>', 'partner id')
     .requiredOption('--environment <env>', 'live or sandbox', parseEnvironment)
     .option('--scopes <scopes>', 'comma-separated scopes (default: every scope)', parseScopes)
-    .option('--rate-limit <n>', 'requests per minute (default: DEFAULT_RATE_LIMIT_PER_MIN)', parsePositiveInt)
+    .option(
+      '--rate-limit <n>',
+      "requests per minute (default: DEFAULT_RATE_LIMIT_PER_MIN of this command's environment, not the service's)",
+      parsePositiveInt,
+    )
     .option('--json', 'print one JSON object')
     .action(
       async (opts: {

@@ -170,6 +170,8 @@ export async function listen(options: ListenOptions, out: (line: string) => void
   const api = new Api(base, key, stop);
   const ping = await api.get<{ environment: string; partner: { name: string }; server_time: string }>('/v1/ping');
   if (ping.data.environment !== 'sandbox') throw new CliError('listen takes sandbox keys only.');
+  // A key without webhooks:read is refused here, before "Ready!" and a secret that would be no use.
+  await api.get<ListedEvent[]>('/v1/events?limit=1');
   // "From now" on the service's clock: events created before it are not forwarded.
   const startedAt = ping.data.server_time;
   const seen = new Map<string, string>();

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ProjectionStatus } from '../../application/read-models.js';
 import { parsePositiveInt } from '../options.js';
-import { CliError, printJson, printTable, withStores } from '../context.js';
+import { CliError, cliConfig, printJson, printTable, withStores } from '../context.js';
 import { PROJECTIONS } from '../../../projections/index.js';
 import { InternalApi } from './internal-api.js';
 
@@ -71,25 +71,37 @@ export function registerProjectionCommands(program: Command): void {
   projections
     .command('reset')
     .description(
-      'Drop every read model and its checkpoint in the configured read store, with no service running; the next start rebuilds them from the log',
+      'Drop every read model and its checkpoint in MongoDB (READ_STORE=mongodb), with no service running; the next start rebuilds them from the log',
     )
     .option('--yes', 'really drop them')
     .addHelpText(
       'after',
       '\nFor a service that refuses to start because a stored checkpoint is not in the event log (the event store ' +
         'was wiped or replaced): run this against the same READ_STORE / MONGODB_URL, then start the service. ' +
-        'Stop every replica first.\n\nExample:\n  READ_STORE=mongodb MONGODB_URL=... WEBHOOK_SECRETS_KEY=... projections reset --yes',
+        'Stop every replica first (it refuses while a service runs on DATA_DIR). The embedded read models ' +
+        '(READ_STORE=embedded) live in each service process until it ends and are rebuilt at every start, so there ' +
+        'is nothing stored to reset (the command says so and exits 1); to rebuild a running one, use projections rebuild.' +
+        '\n\nExample:\n  READ_STORE=mongodb MONGODB_URL=... WEBHOOK_SECRETS_KEY=... projections reset --yes',
     )
     .action(async (opts: { yes?: boolean }) => {
       if (!opts.yes)
         throw new CliError(
           'projections reset drops every read model: run it again with --yes (and no service running)',
         );
-      await withStores(async (stores) => {
-        for (const p of PROJECTIONS) {
-          await stores.readModels.reset(p.name, p.collection);
-          process.stdout.write(`reset ${p.name} (${p.collection}): the next start rebuilds it from the log\n`);
-        }
-      });
+      if (cliConfig().READ_STORE === 'embedded')
+        throw new CliError(
+          'projections reset: the read models are embedded (READ_STORE=embedded): each service process keeps its own ' +
+            'until it ends and rebuilds them from the log at every start, so nothing is stored to reset and nothing was reset. ' +
+            "For MongoDB read models set READ_STORE=mongodb and MONGODB_URL; to rebuild a running service's: projections rebuild.",
+        );
+      await withStores(
+        async (stores) => {
+          for (const p of PROJECTIONS) {
+            await stores.readModels.reset(p.name, p.collection);
+            process.stdout.write(`reset ${p.name} (${p.collection}): the next start rebuilds it from the log\n`);
+          }
+        },
+        { serviceStopped: true },
+      );
     });
 }
