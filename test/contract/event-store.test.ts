@@ -116,6 +116,23 @@ describe('embedded SQLite event store across connections and processes', () => {
     expect([orderedSyncs.asked, orderedSyncs.waiting]).toEqual([1, 0]);
   });
 
+  it("its own unsynced 'ordered' commit alone held back: a read-your-writes wait is for its readers' head, and spends no sync", async () => {
+    const orderedSyncs = manualDeferral(10);
+    const store = new SqliteEventStore({ file, pollIntervalMs: 20, orderedSyncs: orderedSyncs.deferral });
+    opened.push(store);
+    const placed = await store.append('order-1', [ev('OrderPlaced')], { expectedRevision: 'no_stream' });
+    const claim = await store.append('idempotency-k', [ev('KeyClaimed')], {
+      expectedRevision: 'no_stream',
+      durability: 'ordered',
+    });
+    expect(await store.headPosition()).toBe(placed.position);
+    expect(await store.readYourWritesPosition()).toBe(placed.position);
+    // Its deferred sync still waits: the read started none.
+    expect([orderedSyncs.asked, orderedSyncs.waiting]).toEqual([1, 1]);
+    orderedSyncs.due();
+    await eventually(async () => (await store.headPosition()) === claim.position);
+  });
+
   it('reads an append another connection made between two of its own, in order', async () => {
     const store = open();
     const other = open();

@@ -176,7 +176,7 @@ describe('GroupCommit', () => {
       const { db, insert, durability, timer, group } = durableGroup();
       await group.write(() => insert.run('accepted'), true);
       expect(timer.waiting).toBe(1);
-      group.syncNow();
+      group.syncNow(1n);
       expect(durability.calls).toBe(1);
       expect(timer.waiting).toBe(0);
       durability.release();
@@ -185,12 +185,13 @@ describe('GroupCommit', () => {
       db.close();
     });
 
-    it("when syncNow is asked while an fsync runs, then the 'ordered' commits made meanwhile get the next fsync as soon as it ends, not after their deferral", async () => {
+    it('when syncNow is asked for a position the fsync in flight does not cover, then the next fsync starts as soon as it ends, not after the deferral', async () => {
       const { db, insert, durability, timer, group } = durableGroup();
       const first = group.write(() => insert.run('a'));
       await tick();
       await group.write(() => insert.run('accepted'), true); // committed while the first fsync runs
-      group.syncNow();
+      group.syncNow(1n); // covered by the fsync in flight (it began at 1): nothing more
+      group.syncNow(2n);
       expect(durability.calls).toBe(1);
       durability.release();
       await first;
@@ -200,6 +201,19 @@ describe('GroupCommit', () => {
       durability.release();
       await tick();
       expect(group.visibleHead()).toBeNull();
+      db.close();
+    });
+
+    it('when syncNow is asked for a position the fsync in flight covers, then no other fsync is started for it', async () => {
+      const { db, insert, durability, timer, group } = durableGroup();
+      const first = group.write(() => insert.run('a'));
+      await tick();
+      group.syncNow(1n);
+      durability.release();
+      await first;
+      await tick();
+      expect(durability.calls).toBe(1);
+      expect(timer.waiting).toBe(0);
       db.close();
     });
 

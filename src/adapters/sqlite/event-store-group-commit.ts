@@ -80,6 +80,8 @@ export class GroupCommit {
   private syncFailed: StorageUnavailableError | undefined;
   /** A reader waits for what the sync in flight does not cover: the next one starts at its end. */
   private syncAfterThis = false;
+  /** The log's head when the sync in flight began: what it covers. */
+  private syncingFrom = -1n;
   /** Cancels the pending sync of commits that hold only 'ordered' writes. */
   private cancelDeferredSync: (() => void) | undefined;
   private readonly commitBatch: Database.Transaction<(batch: Write[]) => Outcome[]>;
@@ -125,10 +127,15 @@ export class GroupCommit {
    * Starts the sync of what is committed now instead of after its deferral: a reader waits for a
    * position it hides (another process's commit after one of ours). One in flight covers it.
    */
-  syncNow(): void {
-    // One in flight may have begun before that commit: the next starts as soon as it ends.
-    if (this.syncing) this.syncAfterThis = true;
-    else this.syncNext(true);
+  syncNow(position: bigint): void {
+    // One in flight that began before that commit does not cover it: the next starts as soon as it ends.
+    if (!this.syncing) this.syncNext(true);
+    else if (this.syncingFrom < position) this.syncAfterThis = true;
+  }
+
+  /** An fsync has failed: nothing more is written, and the readers' limit stays where it was. */
+  get failed(): boolean {
+    return this.syncFailed !== undefined;
   }
 
   /** The newest position this process's readers may see, or null when every commit is durable. */
@@ -210,6 +217,7 @@ export class GroupCommit {
     const head = this.durability.head();
     const covered = this.unsynced;
     this.unsynced = [];
+    this.syncingFrom = head;
     this.syncing = this.durability
       .sync()
       .then(

@@ -67,6 +67,14 @@ export class RecentEvents {
   }
 
   /**
+   * Whether every position in `after < position <= head` is one of this process's rows: the rows
+   * kept are one unbroken run of its commits (another process's row in between starts a new run).
+   */
+  holdsAll(after: number, head: number): boolean {
+    return this.rows.length > 0 && after + 1 >= this.first && head <= this.first + this.rows.length - 1;
+  }
+
+  /**
    * The rows SQLite would answer for `position > after AND position <= head` with the filter, in
    * order, at most `maxCount`; undefined when some of those positions are not kept here.
    */

@@ -329,13 +329,18 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * The log's newest position. Past what this process's readers see while its own commits await
-   * their sync (GroupCommit), which would hide another process's acknowledged commits after them
-   * until a deferred sync: that sync starts now.
+   * The log's newest position. While this process's own commits await their sync (GroupCommit), its
+   * readers stop before them, and so before any other process's commits after them, which may be
+   * acknowledged writes: then the sync starts now, and the wait is for the newest position. When the
+   * rows held back are all this process's own (the recent events hold exactly them), nothing written
+   * by others is hidden: the readers' head is the position, and no sync is spent (a claim and its
+   * order still share one). After a failed sync the readers' limit stays: their head.
    */
   async readYourWritesPosition(): Promise<bigint> {
+    const head = this.reader.head();
     const newest = this.reader.newest();
-    if (newest > this.reader.head()) this.writes.syncNow();
+    if (newest <= head || this.writes.failed || this.recent.holdsAll(Number(head), Number(newest))) return head;
+    this.writes.syncNow(newest);
     return newest;
   }
 
