@@ -79,7 +79,7 @@ export function fromMajor(amount: number | string, currency: Currency): number {
   }
   const big = BigInt(whole! + frac.padEnd(d, '0').slice(0, d));
   // Beyond 2^53 a number no longer holds every integer: refuse rather than round.
-  if (big > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(` is too large an amount of ${currency}.`);
+  if (big > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(` is too large for ${currency}.`);
   const minor = Number(big);
   return sign === '-' ? -minor : minor;
 }

@@ -46,7 +46,11 @@ export function parseOrThrow<T>(
     return [{ param, message: sentence(param, issue.message, where) }];
   });
   // Two checks can fail alike (an integer past both its bound and the safe range): said once.
-  const details = all.filter((d, i) => all.findIndex((o) => o.param === d.param && o.message === d.message) === i);
+  const said = new Set<string>();
+  const details = all.filter((d) => {
+    const key = `${d.param}\u0000${d.message}`;
+    return !said.has(key) && Boolean(said.add(key));
+  });
   const first = details[0]!;
   throw new ApiError('validation_error', first.message, { param: first.param, details });
 }

@@ -37,14 +37,18 @@ describe('error envelope and request ids', () => {
   });
 
   it('when the JSON is malformed, then 400 validation_error', async () => {
-    const res = await t.http.post('/v1/ping').set(bearer(p.live)).set('Content-Type', 'application/json').send('{"a":');
+    const res = await t.http
+      .post('/v1/promo-codes/validate')
+      .set(bearer(p.live))
+      .set('Content-Type', 'application/json')
+      .send('{"a":');
     expect(res.status).toBe(400);
     expectEnvelope(res, 'validation_error');
   });
 
   it('when the body is over the limit, then 413 payload_too_large', async () => {
     const res = await t.http
-      .post('/v1/ping')
+      .post('/v1/promo-codes/validate')
       .set(bearer(p.live))
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ a: 'x'.repeat(4000) }));
@@ -53,7 +57,11 @@ describe('error envelope and request ids', () => {
   });
 
   it('when the content type is not JSON, then 415 unsupported_media_type', async () => {
-    const res = await t.http.post('/v1/ping').set(bearer(p.live)).set('Content-Type', 'text/plain').send('hello');
+    const res = await t.http
+      .post('/v1/promo-codes/validate')
+      .set(bearer(p.live))
+      .set('Content-Type', 'text/plain')
+      .send('hello');
     expect(res.status).toBe(415);
     expectEnvelope(res, 'unsupported_media_type');
   });

@@ -177,12 +177,29 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
     },
   );
 
+  it('requests without a body refused at once (404, 405, 401) keep their connection', async () => {
+    const res = await rawRequest([
+      'GET /v1/nope HTTP/1.1\r\nHost: x\r\n\r\n' +
+        'POST /v1/ping HTTP/1.1\r\nHost: x\r\n\r\n' +
+        'GET /v1/ping HTTP/1.1\r\nHost: x\r\n\r\n' +
+        `GET /v1/ping HTTP/1.1\r\nHost: x\r\n${auth()}Connection: close\r\n\r\n`,
+    ]);
+    // Each status line follows the previous body on its line (bodies end without a newline).
+    expect(res.text.match(/HTTP\/1\.1 \d{3}/g)).toEqual([
+      'HTTP/1.1 404',
+      'HTTP/1.1 405',
+      'HTTP/1.1 401',
+      'HTTP/1.1 200',
+    ]);
+    expect(res.text.match(/^Connection: close/gim)).toHaveLength(1);
+  });
+
   it('a request refused before its body is read (no key) gets one answer and its connection closed, not a 408 later', async () => {
     const head = 'POST /v1/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n';
     const res = await rawRequest([head, '{', ' '], { everyMs: 200 });
     expect(res.status).toBe(401);
     expect(res.headers.connection).toBe('close');
-    expect(res.text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(res.text.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
     expect(res.closedAfterMs).toBeLessThan(5_000);
   });
 

@@ -156,6 +156,12 @@ describe('the operations API: what it refuses before acting', () => {
       .get('/internal/projections')
       .set(bearer(`${ADMIN_TOKEN}x`));
     expect([wrong.status, wrong.body.error?.code]).toEqual([401, 'invalid_api_key']);
+    expect(wrong.headers['www-authenticate']).toBe('Bearer realm="partner-ordering", error="invalid_token"');
+    // The token twice (superagent sends each value of an array as a line of its own): refused, as on /v1.
+    const twice = await raw()
+      .get('/internal/projections')
+      .set('Authorization', [`Bearer ${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN}`] as unknown as string);
+    expect([twice.status, twice.body.error?.message]).toEqual([401, 'Send one Authorization header, not several.']);
   });
 
   it('when a route that takes no body is sent fields, then 400 naming them and nothing is done; an empty object is no field', async () => {
