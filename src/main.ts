@@ -22,6 +22,9 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.LOG_LEVEL });
   const stores = await openStores(config, { logger });
+  // Registered from here, not only once listening: the CLI's "no service runs on this DATA_DIR"
+  // checks must see a service still replaying its log at start (the port is set again once bound).
+  registerService(config.PORT, config.dataDir);
   const service = await buildService(config, stores, { logger, clock: systemClock });
   // METRICS_PORT: GET /metrics there, without a token (never publish that port).
   const metricsServer =

@@ -252,9 +252,10 @@ export async function newestSealedSecret(from: { sqlite?: Database.Database; mon
 }
 
 /**
- * `data-dir reseal-webhook-secrets`: after the key is lost for good, each endpoint whose secrets
- * `key` does not open gets a new signing secret sealed with it (the previous one is dropped:
- * nobody can open it). Endpoints it opens keep theirs: their partners' checks go on passing.
+ * `data-dir reseal-webhook-secrets`: after the key is lost for good, each endpoint whose current
+ * secret `key` does not open gets a new signing secret sealed with it (the previous one is dropped:
+ * nobody can open it). Endpoints whose current secret it opens keep it, so their partners' checks go
+ * on passing (the current secret decides, as at the service's start: one key seals them all).
  * Partners see a new secret only through rotate-secret; until then their verification fails.
  */
 export async function resealWebhookSecrets(
@@ -272,23 +273,21 @@ export async function resealWebhookSecrets(
       updated_at: now.toISOString(),
     };
   };
-  const opens = (e: SealedEndpoint) =>
-    [e.secret_box, e.previous_secret_box].every((sealed) => {
-      if (sealed === null) return true;
-      try {
-        decryptSecret(sealed, key);
-        return true;
-      } catch (err) {
-        if (err instanceof SecretBoxError) return false;
-        throw err;
-      }
-    });
+  const opens = (sealed: string) => {
+    try {
+      decryptSecret(sealed, key);
+      return true;
+    } catch (err) {
+      if (err instanceof SecretBoxError) return false;
+      throw err;
+    }
+  };
   if (from.mongo) {
     const endpoints = from.mongo.collection<SealedEndpoint & { _id: string; version: number }>(ENDPOINTS);
     const resealed: ResealedEndpoint[] = [];
     let kept = 0;
     for await (const doc of endpoints.find({})) {
-      if (opens(doc)) {
+      if (opens(doc.secret_box)) {
         kept++;
         continue;
       }
@@ -307,10 +306,12 @@ export async function resealWebhookSecrets(
   return db.transaction(() => {
     const rows = db
       .prepare<[], SealedEndpoint>(
-        `SELECT partner_id, environment, secret_box, previous_secret_box FROM ${ENDPOINTS} ORDER BY partner_id, environment`,
+        `SELECT partner_id, environment, secret_box FROM ${ENDPOINTS} ORDER BY partner_id, environment`,
       )
       .all();
-    const resealed = rows.filter((r) => !opens(r)).map(({ partner_id, environment }) => ({ partner_id, environment }));
+    const resealed = rows
+      .filter((r) => !opens(r.secret_box))
+      .map(({ partner_id, environment }) => ({ partner_id, environment }));
     for (const r of resealed) update.run({ ...r, ...fresh() });
     return { resealed, kept: rows.length - resealed.length };
   })();
@@ -323,7 +324,6 @@ interface ResealedEndpoint {
 
 interface SealedEndpoint extends ResealedEndpoint {
   secret_box: string;
-  previous_secret_box: string | null;
 }
 
 function logLost(file: string, lived: string[]): Refusal {

@@ -107,6 +107,17 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(fs.existsSync(path.join(elsewhere, 'data'))).toBe(false);
   });
 
+  it('when data-dir adopt runs on a directory with no stores (no service seen, DATA_DIR unset), then it refuses and makes nothing', () => {
+    const empty = path.join(root, 'no-services');
+    fs.mkdirSync(empty);
+    const r = cli(['data-dir', 'adopt', '--yes'], { XDG_RUNTIME_DIR: empty });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `${path.join(elsewhere, 'data')} holds neither events.db nor service.db: nothing to adopt.`,
+    );
+    expect(fs.existsSync(path.join(elsewhere, 'data'))).toBe(false);
+  });
+
   it('when audit verify --url names the running service and DATA_DIR another directory, then it refuses naming both and opens nothing', () => {
     const other = path.join(root, 'audit-data');
     for (const host of ['localhost', '127.0.0.1', '[::1]']) {

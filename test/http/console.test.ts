@@ -276,6 +276,18 @@ describe('console with ADMIN_TOKEN', () => {
     ).not.toBeNull();
   });
 
+  it("when a page comes with an action's notice (?done=), then it shows it only when reached from the console itself", async () => {
+    const { agent } = await login(app);
+    const notice = 'Key revoked: requests with it are refused';
+    const page = (site?: string) => {
+      const req = agent.get('/console/partners?done=revoked');
+      return (site ? req.set('Sec-Fetch-Site', site) : req).then((r) => r.text);
+    };
+    expect(await page('same-origin')).toContain(notice);
+    expect(await page()).toContain(notice); // a browser that sends no Sec-Fetch-Site
+    for (const site of ['cross-site', 'same-site', 'none']) expect(await page(site), site).not.toContain(notice);
+  });
+
   it('when any action is posted without the CSRF token, then each is 403 and the log does not move', async () => {
     const { agent } = await login(app);
     const head = await t.stores.events.headPosition();

@@ -38,7 +38,9 @@ Examples:
     .action(async (opts: { url?: string; wait: number; json?: boolean }) => {
       // readModels is missing only for an embedded directory read alone (withEventLog): served through the API.
       // Compared with a service on another directory, every document would differ: refused (checkDataDir).
-      const throughApi = cliConfig().READ_STORE !== 'mongodb';
+      // Only where the log is that directory's (embedded): on EventStoreDB both read the same log.
+      const config = cliConfig();
+      const throughApi = config.READ_STORE !== 'mongodb' && config.EVENT_STORE === 'embedded';
       await withEventLog(
         async (events, config, readModels) => {
           const served =

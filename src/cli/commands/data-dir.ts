@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import fs from 'node:fs';
 import path from 'node:path';
-import { adoptDataDir, resealWebhookSecrets } from '../../composition/data-dir.js';
+import { adoptDataDir, EVENTS_FILE, resealWebhookSecrets, SERVICE_FILE } from '../../composition/data-dir.js';
 import { KEY_FILE_NAME, loadOrCreateKeyFile, parseKeyFromConfig } from '../../webhooks/secret-box.js';
 import { checkDataDir, checkNoServiceRuns, CliError, cliConfig, withStores } from '../context.js';
 
@@ -32,6 +33,12 @@ export function registerDataDirCommands(program: Command): void {
       }
       checkDataDir(config);
       checkNoServiceRuns(config);
+      // It accepts the loss a refused start described: there is a directory with stores in it. A
+      // missing or empty one is a wrong DATA_DIR (an unset one is ./data), never made here.
+      if (![EVENTS_FILE, SERVICE_FILE].some((f) => fs.existsSync(path.join(config.dataDir, f))))
+        throw new CliError(
+          `${config.dataDir} holds neither ${EVENTS_FILE} nor ${SERVICE_FILE}: nothing to adopt. Set DATA_DIR to the directory the service refused to start on.`,
+        );
       const id = adoptDataDir(config);
       process.stdout.write(`events.db and service.db in ${config.dataDir} are now data directory ${id}\n`);
     });

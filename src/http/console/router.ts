@@ -69,6 +69,18 @@ const DELIVERIES_PAGE = 50;
 const SEARCH_LIMIT = 50;
 
 const session = (res: Response): ConsoleSession => res.locals.console as ConsoleSession;
+
+/**
+ * The notice an action's redirect asks for (`?done=`), only on a page reached from the console
+ * itself: the session cookie (SameSite=Lax) comes with a link from another site too, and such a
+ * link must not show "Key revoked" for nothing. Browsers without Sec-Fetch-Site show it.
+ */
+function noticeOf(req: Request): { text: string } | undefined {
+  const done = text(req.query.done);
+  const site = req.headers['sec-fetch-site'];
+  if (!done || !Object.hasOwn(NOTICES, done) || (site !== undefined && site !== 'same-origin')) return undefined;
+  return { text: NOTICES[done]! };
+}
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 const int = (v: unknown, fallback: number, min: number, max: number): number => {
   // Any run of digits: a number past `max` is `max` (a `from` past a stream's end is its 404), not the fallback.
@@ -357,8 +369,7 @@ export function consoleRouter(
             { limit: DELIVERIES_PAGE, order_id: orderId, starting_after: deliveriesAfter },
           )
         : { deliveries: [], has_more: false };
-      const done = text(req.query.done);
-      const notice = done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined;
+      const notice = noticeOf(req);
       send(
         res,
         200,
@@ -486,7 +497,6 @@ export function consoleRouter(
   router.get(
     '/console/read-side',
     handle(async (req, res) => {
-      const done = text(req.query.done);
       viewed(res, 'read-side', {});
       send(
         res,
@@ -495,7 +505,7 @@ export function consoleRouter(
           session(res).csrf,
           await deps.readModels.status(),
           await deps.consumerGroups(),
-          done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined,
+          noticeOf(req),
           await deps.audit.state(),
         ),
       );
@@ -547,16 +557,7 @@ export function consoleRouter(
       const withKeys = await Promise.all(
         partners.map(async (partner) => ({ partner, keys: await deps.partners.listKeys(partner.id) })),
       );
-      const done = text(_req.query.done);
-      send(
-        res,
-        200,
-        partnersPage(
-          session(res).csrf,
-          withKeys,
-          done && Object.hasOwn(NOTICES, done) ? { text: NOTICES[done]! } : undefined,
-        ),
-      );
+      send(res, 200, partnersPage(session(res).csrf, withKeys, noticeOf(_req)));
     }),
   );
   router.post(
