@@ -255,14 +255,16 @@ export async function newestSealedSecret(from: { sqlite?: Database.Database; mon
  * `data-dir reseal-webhook-secrets`: after the key is lost for good, each endpoint whose current
  * secret `key` does not open gets a new signing secret sealed with it (the previous one is dropped:
  * nobody can open it). Endpoints whose current secret it opens keep it, so their partners' checks go
- * on passing (the current secret decides, as at the service's start: one key seals them all).
- * Partners see a new secret only through rotate-secret; until then their verification fails.
+ * on passing; a previous secret it does not open (keys mixed across hosts, then a rotation) is
+ * dropped, since every attempt would fail on it until it expires (`previousDropped`). Partners see a
+ * new secret only through rotate-secret; until then their verification fails.
  */
 export async function resealWebhookSecrets(
   from: { sqlite?: Database.Database; mongo?: Db },
   key: Buffer,
   now: Date,
-): Promise<{ resealed: ResealedEndpoint[]; kept: number }> {
+): Promise<{ resealed: ResealedEndpoint[]; previousDropped: ResealedEndpoint[]; kept: number }> {
+  const updatedAt = now.toISOString();
   const fresh = () => {
     const secret = newSigningSecret();
     return {
@@ -270,10 +272,12 @@ export async function resealWebhookSecrets(
       secret_hint: secret.slice(-4),
       previous_secret_box: null,
       previous_secret_expires_at: null,
-      updated_at: now.toISOString(),
+      updated_at: updatedAt,
     };
   };
-  const opens = (sealed: string) => {
+  const noPrevious = { previous_secret_box: null, previous_secret_expires_at: null, updated_at: updatedAt };
+  const opens = (sealed: string | null) => {
+    if (sealed === null) return true;
     try {
       decryptSecret(sealed, key);
       return true;
@@ -282,39 +286,58 @@ export async function resealWebhookSecrets(
       throw err;
     }
   };
+  const who = ({ partner_id, environment }: SealedEndpoint): ResealedEndpoint => ({ partner_id, environment });
+  const resealed: ResealedEndpoint[] = [];
+  const previousDropped: ResealedEndpoint[] = [];
+  let kept = 0;
+  /** What the endpoint needs: a new secret, its previous one dropped, or nothing. */
+  const needs = (e: SealedEndpoint): 'reseal' | 'drop-previous' | 'nothing' => {
+    if (!opens(e.secret_box)) return 'reseal';
+    kept++;
+    return opens(e.previous_secret_box) ? 'nothing' : 'drop-previous';
+  };
   if (from.mongo) {
     const endpoints = from.mongo.collection<SealedEndpoint & { _id: string; version: number }>(ENDPOINTS);
-    const resealed: ResealedEndpoint[] = [];
-    let kept = 0;
     for await (const doc of endpoints.find({})) {
-      if (opens(doc.secret_box)) {
-        kept++;
-        continue;
-      }
-      await endpoints.updateOne({ _id: doc._id }, { $set: fresh(), $inc: { version: 1 } });
-      resealed.push({ partner_id: doc.partner_id, environment: doc.environment });
+      const need = needs(doc);
+      if (need === 'nothing') continue;
+      await endpoints.updateOne(
+        { _id: doc._id },
+        { $set: need === 'reseal' ? fresh() : noPrevious, $inc: { version: 1 } },
+      );
+      (need === 'reseal' ? resealed : previousDropped).push(who(doc));
     }
-    return { resealed, kept };
+    return { resealed, previousDropped, kept };
   }
   const db = from.sqlite;
-  if (!db || !hasTable(db, ENDPOINTS)) return { resealed: [], kept: 0 };
+  if (!db || !hasTable(db, ENDPOINTS)) return { resealed, previousDropped, kept };
   const update = db.prepare(
     `UPDATE ${ENDPOINTS} SET secret_box = @secret_box, secret_hint = @secret_hint, previous_secret_box = @previous_secret_box,
        previous_secret_expires_at = @previous_secret_expires_at, updated_at = @updated_at, version = version + 1
      WHERE partner_id = @partner_id AND environment = @environment`,
   );
-  return db.transaction(() => {
+  const dropPrevious = db.prepare(
+    `UPDATE ${ENDPOINTS} SET previous_secret_box = NULL, previous_secret_expires_at = NULL, updated_at = ?, version = version + 1
+     WHERE partner_id = ? AND environment = ?`,
+  );
+  db.transaction(() => {
     const rows = db
       .prepare<[], SealedEndpoint>(
-        `SELECT partner_id, environment, secret_box FROM ${ENDPOINTS} ORDER BY partner_id, environment`,
+        `SELECT partner_id, environment, secret_box, previous_secret_box FROM ${ENDPOINTS} ORDER BY partner_id, environment`,
       )
       .all();
-    const resealed = rows
-      .filter((r) => !opens(r.secret_box))
-      .map(({ partner_id, environment }) => ({ partner_id, environment }));
-    for (const r of resealed) update.run({ ...r, ...fresh() });
-    return { resealed, kept: rows.length - resealed.length };
+    for (const row of rows) {
+      const need = needs(row);
+      if (need === 'reseal') {
+        update.run({ ...who(row), ...fresh() });
+        resealed.push(who(row));
+      } else if (need === 'drop-previous') {
+        dropPrevious.run(updatedAt, row.partner_id, row.environment);
+        previousDropped.push(who(row));
+      }
+    }
   })();
+  return { resealed, previousDropped, kept };
 }
 
 interface ResealedEndpoint {
@@ -324,6 +347,7 @@ interface ResealedEndpoint {
 
 interface SealedEndpoint extends ResealedEndpoint {
   secret_box: string;
+  previous_secret_box: string | null;
 }
 
 function logLost(file: string, lived: string[]): Refusal {

@@ -309,10 +309,12 @@ export interface EventStore {
   /** Position of the newest event this store's readers see (0n when empty). */
   headPosition(): Promise<bigint>;
   /**
-   * The position a read-your-writes wait must reach: the newest event in the log, written by any
-   * client or process. An adapter whose readers see the log only up to the commits it has made
-   * durable (the embedded store: another process's acknowledged order can sit behind this one's
-   * 'ordered' commit) also starts the sync that shows it to them, so the wait is one sync at most.
+   * The position a read-your-writes wait must reach: every event an acknowledged write of any client
+   * or process has put in the log. An adapter whose readers see the log only up to the commits it
+   * has made durable (the embedded store: another process's acknowledged order can sit behind this
+   * one's 'ordered' commit) answers the log's newest position when another's rows are held back,
+   * and starts the sync that shows them, so the wait is one sync at most; when only its own are, the
+   * readers' head (what it has not synced, nobody has been told of).
    */
   readYourWritesPosition(): Promise<bigint>;
   /**

@@ -363,6 +363,38 @@ describe('the webhook secrets key', () => {
     const key = fs.readFileSync(path.join(dir, 'webhook-secrets.key'));
     expect(decryptSecret(after.find((e) => e.environment === 'live')!.secret_box, key)).toMatch(/^whsec_/);
   });
+
+  it("when the key opens an endpoint's current secret but not its unexpired previous one, then only the previous one is dropped, and said", () => {
+    const dir = copyOfLived();
+    const [sandbox] = endpoints(dir);
+    const db = new Database(path.join(dir, 'service.db'));
+    try {
+      db.prepare(
+        `UPDATE webhook_endpoints SET previous_secret_box = ?, previous_secret_expires_at = '2999-01-01T00:00:00.000Z'`,
+      ).run(encryptSecret('whsec_elsewhere00000000000000', randomBytes(32)));
+    } finally {
+      db.close();
+    }
+    const run = runCli(dir, ['data-dir', 'reseal-webhook-secrets', '--yes']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      `dropped the previous secret, which ${path.join(dir, 'webhook-secrets.key')} does not open, of 1 endpoint(s) that keep their current one:\n  ${sandbox!.partner_id} sandbox\n`,
+    );
+    const after = new Database(path.join(dir, 'service.db'), { readonly: true });
+    try {
+      expect(
+        after
+          .prepare('SELECT secret_box, previous_secret_box, previous_secret_expires_at FROM webhook_endpoints')
+          .get(),
+      ).toEqual({
+        secret_box: sandbox!.secret_box,
+        previous_secret_box: null,
+        previous_secret_expires_at: null,
+      });
+    } finally {
+      after.close();
+    }
+  });
 });
 
 const mongoUrl = requireMongoUrl('webhook secrets key check on MongoDB');

@@ -68,9 +68,9 @@ export function registerDataDirCommands(program: Command): void {
           const key = config.WEBHOOK_SECRETS_KEY
             ? parseKeyFromConfig(config.WEBHOOK_SECRETS_KEY)
             : loadOrCreateKeyFile(config.dataDir);
-          const { resealed, kept } = await resealWebhookSecrets(stores, key, new Date());
+          const { resealed, previousDropped, kept } = await resealWebhookSecrets(stores, key, new Date());
           const source = config.WEBHOOK_SECRETS_KEY ? 'WEBHOOK_SECRETS_KEY' : path.join(config.dataDir, KEY_FILE_NAME);
-          if (resealed.length === 0 && kept > 0) {
+          if (resealed.length === 0 && previousDropped.length === 0 && kept > 0) {
             throw new CliError(
               `${source} opens every stored webhook signing secret (${kept} endpoint(s)): nothing to reseal, nothing changed; the service starts with this key.`,
             );
@@ -80,7 +80,11 @@ export function registerDataDirCommands(program: Command): void {
               (resealed.length > 0
                 ? '; each partner below gets its new secret with POST /v1/webhooks/endpoint/rotate-secret\n'
                 : '\n') +
-              resealed.map((e) => `  ${e.partner_id} ${e.environment}\n`).join(''),
+              resealed.map((e) => `  ${e.partner_id} ${e.environment}\n`).join('') +
+              (previousDropped.length > 0
+                ? `dropped the previous secret, which ${source} does not open, of ${previousDropped.length} endpoint(s) that keep their current one:\n` +
+                  previousDropped.map((e) => `  ${e.partner_id} ${e.environment}\n`).join('')
+                : ''),
           );
         },
         { webhookKeyCheck: false, serviceStopped: true },
