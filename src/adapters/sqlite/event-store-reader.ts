@@ -151,10 +151,10 @@ export class PageReader {
     return this.readPage(after, maxCount, filter);
   }
 
-  head(): bigint {
-    const head = BigInt(this.headStatement.get()?.head ?? 0);
+  /** The newest position readers may see; `newest` when the caller has just read it. */
+  head(newest = this.newest()): bigint {
     const visible = this.visibleHead();
-    return visible !== null && visible < head ? visible : head;
+    return visible !== null && visible < newest ? visible : newest;
   }
 
   /** The newest position in the log, durable or not. */

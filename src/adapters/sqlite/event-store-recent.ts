@@ -80,8 +80,7 @@ export class RecentEvents {
    */
   rowsBetween(after: number, head: number, maxCount: number, filter?: EventFilter): EventTuple[] | undefined {
     if (head <= after) return [];
-    const last = this.first + this.rows.length - 1;
-    if (this.rows.length === 0 || after + 1 < this.first || head > last) return undefined;
+    if (!this.holdsAll(after, head)) return undefined;
     const out: EventTuple[] = [];
     for (let i = after + 1 - this.first, end = head - this.first; i <= end && out.length < maxCount; i++) {
       const row = this.rows[i];

@@ -337,8 +337,8 @@ export class SqliteEventStore implements EventStore {
    * order still share one). After a failed sync the readers' limit stays: their head.
    */
   async readYourWritesPosition(): Promise<bigint> {
-    const head = this.reader.head();
     const newest = this.reader.newest();
+    const head = this.reader.head(newest);
     if (newest <= head || this.writes.failed || this.recent.holdsAll(Number(head), Number(newest))) return head;
     this.writes.syncNow(newest);
     return newest;

@@ -11,6 +11,10 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 export const hasBodyHeaders = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 
+/** Whether bytes of a body come after the headers: a non-zero Content-Length, or chunks. */
+export const carriesBody = (req: Request): boolean =>
+  Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+
 /**
  * A JSON request's body exactly as received: its bytes, one character each (latin1, so different
  * bytes are never the same text). Equal texts are the same request; nothing in it is parsed
@@ -46,9 +50,7 @@ export function jsonBody(limit: number) {
     },
   });
   return (req: Request, res: Response, next: NextFunction): void => {
-    const length = Number(req.headers['content-length'] ?? 0);
-    const carriesBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (carriesBody && METHODS_WITH_BODY.has(req.method) && !req.is('application/json')) {
+    if (carriesBody(req) && METHODS_WITH_BODY.has(req.method) && !req.is('application/json')) {
       next(
         new ApiError(
           'unsupported_media_type',

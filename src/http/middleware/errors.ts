@@ -3,7 +3,7 @@ import { ApiError, ERROR_CODES, isApiError } from '../../domain/errors.js';
 import { StorageUnavailableError, WrongExpectedRevisionError } from '../../ports/event-store.js';
 import type { Logger } from '../../shared/logger.js';
 import { sendJson } from './json-response.js';
-import { hasBodyHeaders, NOT_UTF8 } from './body.js';
+import { carriesBody, NOT_UTF8 } from './body.js';
 
 /** Seconds a client (or a balancer) should wait after 503 storage_unavailable. */
 export const STORAGE_RETRY_AFTER_S = 30;
@@ -72,8 +72,7 @@ export function sendError(res: Response, error: ApiError): void {
   // Refused with a body still to come (no key, no route): the rest is not waited for (Node would
   // read and drop it, then answer the request a second time if it never ends: a 408). A request
   // without a body keeps its connection.
-  if (hasBodyHeaders(res.req) && Number(res.req.headers['content-length'] ?? 1) > 0 && !res.req.complete)
-    res.setHeader('Connection', 'close');
+  if (carriesBody(res.req) && !res.req.complete) res.setHeader('Connection', 'close');
   if (error.status === 401)
     res.setHeader('WWW-Authenticate', error.code === 'invalid_api_key' ? INVALID_TOKEN_CHALLENGE : CHALLENGE);
   sendJson(res.req, res, error.status, errorEnvelope(error, res.locals.requestId as string));
