@@ -5,6 +5,7 @@ import { ApiError, type ErrorCode } from '../domain/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { newId } from '../shared/ids.js';
 import { errorEnvelope } from './middleware/errors.js';
+import { deferContinue } from './middleware/body.js';
 
 export interface HttpServerLimits {
   /** Longest wait for a request's headers, from the first byte of the request. */
@@ -129,6 +130,10 @@ export function createHttpServer(
   // An expectation other than 100-continue: Node would answer a bare 417. RFC 9110 lets a server
   // ignore it (the 417 is a MAY), so the request is served as if it had none.
   server.on('checkExpectation', app);
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    deferContinue(req, res);
+    app(req, res);
+  });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   server.on('clientError', answerClientError(options.logger));

@@ -47,13 +47,13 @@ describe('server lifecycle', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
 
     const first = await start();
     // A request whose body is still on its way when SIGTERM arrives: the server has its headers
-    // (it answered 100 Continue) but cannot answer until the body is complete.
+    // (it answered 100 Continue, about to read the body) but cannot answer until the body is complete.
     const status = await new Promise<number>((resolve, reject) => {
       const req = http.request({
         host: '127.0.0.1',
         port: first.port,
         method: 'POST',
-        path: '/v1/ping',
+        path: '/v1/promo-codes/validate',
         headers: {
           Authorization: `Bearer ${sandbox_key}`,
           'Content-Type': 'application/json',
@@ -69,7 +69,7 @@ describe('server lifecycle', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       req.on('error', reject);
       req.flushHeaders();
     });
-    expect(status).toBe(405);
+    expect(status).toBe(400);
     expect(await exited(first.child)).toBe(0);
     expect(first.output()).toContain('stopped cleanly');
 

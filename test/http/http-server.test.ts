@@ -221,6 +221,55 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
   });
 });
 
+/**
+ * Sends `head`, and `body` once the server answers `100 Continue` (never otherwise); resolves with
+ * everything the server wrote once it has closed the connection.
+ */
+function continueExchange(head: string, body: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('connect', () => socket.write(head));
+    socket.on('data', (d) => {
+      const before = text;
+      text += d.toString('utf8');
+      if (!before.startsWith('HTTP/1.1 100') && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) socket.write(body);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(text));
+  });
+}
+
+describe('Expect: 100-continue', () => {
+  const head = (authorization: string, length: number) =>
+    `POST /v1/promo-codes/validate HTTP/1.1\r\nHost: x\r\n${authorization}Content-Type: application/json\r\n` +
+    `Content-Length: ${length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
+
+  it('a request without a key gets its 401 at once, with no 100 Continue: its body is never sent', async () => {
+    const text = await continueExchange(head('', 10), '{"code":1}');
+    expect(text).toMatch(/^HTTP\/1\.1 401 /);
+    expect(text).not.toContain('100 Continue');
+    expect(text.toLowerCase()).toContain('connection: close');
+  });
+
+  it('a key without the scope gets its 403 at once, with no 100 Continue', async () => {
+    const reader = await t.partner({ scopes: ['catalog:read'] });
+    const text = await continueExchange(head(`Authorization: Bearer ${reader.sandbox}\r\n`, 10), '{"code":1}');
+    expect(text).toMatch(/^HTTP\/1\.1 403 /);
+    expect(text).not.toContain('100 Continue');
+  });
+
+  it('an authenticated request gets 100 Continue, then the answer to the body it sent', async () => {
+    const text = await continueExchange(head(auth(), 10), '{"code":1}');
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /);
+    const body = JSON.parse(text.slice(text.lastIndexOf('\r\n\r\n') + 4)) as {
+      error: { code: string; param?: string };
+    };
+    expect(body.error).toMatchObject({ code: 'validation_error' });
+    expect(JSON.stringify(body)).toContain('code');
+  });
+});
+
 describe('slow clients', () => {
   it('headers trickled a byte at a time: 408 request_timeout once headersTimeout has passed', async () => {
     const res = await rawRequest(['GET /v1/ping HTTP/1.1\r\nHost: x\r\n', 'X', '-', 'a', ':', ' ', 'b', 'c', 'd'], {

@@ -14,6 +14,7 @@ import { pageContentSecurityPolicy } from '../content-security-policy.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WebhookDeliveries } from '../../webhooks/deliveries.js';
 import type { AuthThrottle } from '../middleware/auth.js';
+import { continueIfAwaited } from '../middleware/body.js';
 import { CONSOLE_ASSETS, MERMAID } from './assets.js';
 import { sameSecret } from '../../shared/secrets.js';
 import { ConsoleSessions, type ConsoleSession } from './sessions.js';
@@ -214,7 +215,11 @@ export function consoleRouter(
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  router.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
+  const readForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
+  router.use((req, res, next) => {
+    if (req.is('application/x-www-form-urlencoded')) continueIfAwaited(req, res);
+    readForm(req, res, next);
+  });
 
   router.get('/console/login', (req, res) => void send(res, 200, loginPage(undefined, returnPath(req.query.next))));
   router.post('/console/login', (req, res) => {

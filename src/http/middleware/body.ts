@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
 
@@ -14,6 +15,27 @@ export const hasBodyHeaders = (req: Request): boolean =>
 /** Whether bytes of a body come after the headers: a non-zero Content-Length, or chunks. */
 export const carriesBody = (req: Request): boolean =>
   Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+
+/** Requests whose client waits for `100 Continue` before it sends the body. */
+const awaitingContinue = new WeakSet<IncomingMessage>();
+
+/**
+ * For the server's `checkContinue`: Node would answer `100 Continue` before the app has seen the
+ * request. The service sends it when the body is about to be read (`continueIfAwaited`), after the
+ * key, the rate limit and the scope, so a refused client never uploads its body. An answer given
+ * without reading it closes the connection, on which the client may still send the body.
+ */
+export function deferContinue(req: IncomingMessage, res: ServerResponse): void {
+  awaitingContinue.add(req);
+  res.setHeader('Connection', 'close');
+}
+
+/** Sends the `100 Continue` a request's client waits for, once, before its body is read. */
+export function continueIfAwaited(req: IncomingMessage, res: ServerResponse): void {
+  if (!awaitingContinue.delete(req)) return;
+  res.removeHeader('Connection');
+  res.writeContinue();
+}
 
 /**
  * A JSON request's body exactly as received: its bytes, one character each (latin1, so different
@@ -59,6 +81,7 @@ export function jsonBody(limit: number) {
       );
       return;
     }
+    if (req.is('application/json')) continueIfAwaited(req, res);
     parse(req, res, (err?: unknown) => {
       if (err !== undefined) return next(notAnObject(err) ?? err);
       // body-parser reads an empty body as `{}`: no bytes are no body, which a route that needs
