@@ -6,7 +6,7 @@ import { MongoClient } from 'mongodb';
 import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
-import { ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
+import { ensureBuilt, startChildService, type ChildService, stopChildService } from '../support/child-service.js';
 import { runCliAsync } from '../support/cli-async.js';
 import { EsdbStandIn } from '../support/esdb-stand-in.js';
 import { EsdbEventStore } from '../../src/adapters/eventstoredb/event-store.js';
@@ -248,8 +248,7 @@ describe(
       }
     }, PROCESS_TEST_TIMEOUT_MS);
     afterAll(async () => {
-      server?.child.kill('SIGTERM');
-      await server?.exited;
+      await stopChildService(server);
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
 

@@ -4,7 +4,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
 import { PROJECTIONS } from '../../projections/index.js';
-import { ensureBuilt, MAIN, runCli, startChildService } from '../support/child-service.js';
+import { ensureBuilt, MAIN, runCli, startChildService, stopChildService } from '../support/child-service.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 import { tempDataDir } from '../support/service.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
@@ -62,8 +62,7 @@ describe.skipIf(!mongoUrl)(
       for (const p of PROJECTIONS) expect(await store.checkpoint(p.name)).toBe(0n);
 
       const service = await startChildService(dataDir, { ...env, LOG_LEVEL: 'info' });
-      service.child.kill('SIGTERM');
-      expect(await service.exited).toBe(0);
+      expect(await stopChildService(service)).toBe(0);
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
   },

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDataDir } from '../support/service.js';
-import { CLI, ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
+import { CLI, ensureBuilt, startChildService, type ChildService, stopChildService } from '../support/child-service.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
 // The CLI and the running service's DATA_DIR: a command run with the default ./data while the
@@ -43,10 +43,7 @@ beforeAll(async () => {
 }, PROCESS_TEST_TIMEOUT_MS);
 
 afterAll(async () => {
-  if (service && service.child.exitCode === null) {
-    service.child.kill('SIGTERM');
-    await service.exited;
-  }
+  await stopChildService(service);
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -140,8 +137,7 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       stale,
       JSON.stringify({ pid: dead, port: 1, data_dir: '/nowhere', started_at: '', proc_start: null }),
     );
-    service.child.kill('SIGTERM');
-    return service.exited.then((code) => {
+    return stopChildService(service).then((code) => {
       expect(code).toBe(0);
       // The service removed its own file on the way out; the stale one is skipped and removed.
       const r = cli(['partners', 'list']);

@@ -5,7 +5,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { tempDataDir } from '../support/service.js';
-import { ensureBuilt, MAIN, runCli, startChildService, type ChildService } from '../support/child-service.js';
+import {
+  ensureBuilt,
+  MAIN,
+  runCli,
+  startChildService,
+  type ChildService,
+  stopChildService,
+} from '../support/child-service.js';
 import { runCliAsync } from '../support/cli-async.js';
 import { newKey, orderBody } from '../support/orders.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
@@ -71,8 +78,7 @@ function startRefused(dataDir: string, env: Record<string, string> = {}) {
 }
 
 async function stop(service: ChildService): Promise<void> {
-  service.child.kill('SIGTERM');
-  expect(await service.exited).toBe(0);
+  expect(await stopChildService(service)).toBe(0);
 }
 
 const api = (

@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhooks/signing.js';
-import { CLI, ensureBuilt, runCli, startChildService, type ChildService } from '../support/child-service.js';
+import {
+  CLI,
+  ensureBuilt,
+  runCli,
+  startChildService,
+  type ChildService,
+  stopChildService,
+} from '../support/child-service.js';
 import { runCliAsync } from '../support/cli-async.js';
 import { newKey, orderBody } from '../support/orders.js';
 import { tempDataDir } from '../support/service.js';
@@ -32,8 +39,7 @@ beforeAll(async () => {
 }, PROCESS_TEST_TIMEOUT_MS);
 afterAll(async () => {
   await receiver?.close();
-  service?.child.kill('SIGTERM');
-  await service?.exited;
+  await stopChildService(service);
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -4,7 +4,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { tempDataDir } from '../support/service.js';
-import { ensureBuilt, runCli, startChildService, type ChildService } from '../support/child-service.js';
+import {
+  ensureBuilt,
+  runCli,
+  startChildService,
+  type ChildService,
+  stopChildService,
+} from '../support/child-service.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
 // The commands meant for no service running (they rewrite what a service read at its start) refuse
@@ -47,10 +53,7 @@ beforeAll(async () => {
 }, PROCESS_TEST_TIMEOUT_MS);
 
 afterAll(async () => {
-  if (service && service.child.exitCode === null) {
-    service.child.kill('SIGTERM');
-    await service.exited;
-  }
+  await stopChildService(service);
   fs.rmSync(root, { recursive: true, force: true });
 });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, KEEP_ALIVE_MARGIN_MS } from '../../src/http/http-server.js';
 import { createLogger } from '../../src/shared/logger.js';
-import { ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
+import { ensureBuilt, startChildService, type ChildService, stopChildService } from '../support/child-service.js';
 import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
 import { settledHead } from '../support/webhook-events.js';
 
@@ -436,8 +436,7 @@ describe('the limits in production', () => {
       child = await startChildService(dataDir, { HTTP_REQUEST_TIMEOUT_MS: '6000', HTTP_MAX_CONNECTIONS: '50' });
     });
     afterAll(async () => {
-      child.child.kill('SIGTERM');
-      await child.exited;
+      await stopChildService(child);
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
 

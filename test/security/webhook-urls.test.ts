@@ -5,7 +5,13 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, tempDataDir } from '../support/service.js';
-import { ensureBuilt, runCli, startChildService, type ChildService } from '../support/child-service.js';
+import {
+  ensureBuilt,
+  runCli,
+  startChildService,
+  type ChildService,
+  stopChildService,
+} from '../support/child-service.js';
 import {
   register,
   startReceiver,
@@ -217,8 +223,7 @@ describe.skipIf(!opensslAvailable())('a trusted certificate for other names (rea
     });
   }, 60_000);
   afterAll(async () => {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
+    await stopChildService(service);
     https?.server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });

@@ -68,3 +68,10 @@ export function startChildService(
     });
   });
 }
+
+/** SIGTERM to a started service (none, or one already gone, is fine); resolves with its exit code. */
+export async function stopChildService(service: ChildService | undefined): Promise<number | null | undefined> {
+  if (!service) return undefined;
+  if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
+  return service.exited;
+}
