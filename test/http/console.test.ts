@@ -666,8 +666,12 @@ describe('console order with many webhook deliveries', () => {
       expect(page.status, url).toBe(200);
       pages.push(deliveriesOn(page.text));
       urls.push(url);
-      if (pages.length === 1)
+      if (pages.length === 1) {
         expect(page.text).toContain('newest deliveries of this order are shown; there are older ones.');
+        // 102 events, and the machine's diagram twice: drawn for the step shown, and once for the replay's steps.
+        expect(page.text.match(/data-revision="/g)).toHaveLength(102);
+        expect(page.text.match(/stateDiagram-v2/g)).toHaveLength(2);
+      }
       url = older(page.text);
       expect(pages.length).toBeLessThan(10);
     }

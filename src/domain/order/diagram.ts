@@ -30,11 +30,11 @@ function guardName(guard: unknown): string | undefined {
 }
 
 /**
- * The same diagram with an order's path marked: every status it went through (`visited`, in
+ * The lines that mark an order's path on the diagram: every status it went through (`visited`, in
  * order) in one style and the last of them, where it is now, in a stronger one. Unknown names are
  * left out, so a corrupt history cannot break the picture.
  */
-export function toMermaidWithPath(visited: readonly string[]): string {
+export function pathMarks(visited: readonly string[]): string {
   const known = new Set(Object.keys(orderMachine.root.states));
   const path = [...new Set(visited.filter((s) => known.has(s)))];
   const current = visited.filter((s) => known.has(s)).at(-1);
@@ -45,5 +45,8 @@ export function toMermaidWithPath(visited: readonly string[]): string {
   const before = path.filter((s) => s !== current);
   if (before.length) lines.push(`    class ${before.join(',')} visited`);
   if (current) lines.push(`    class ${current} current`);
-  return toMermaid() + lines.join('\n') + '\n';
+  return lines.join('\n') + '\n';
 }
+
+/** The diagram with an order's path marked (`pathMarks`). */
+export const toMermaidWithPath = (visited: readonly string[]): string => toMermaid() + pathMarks(visited);

@@ -64,8 +64,11 @@ const SCRIPT = `'use strict';
   var data = document.getElementById('replay-data');
   var diagram = document.getElementById('machine-diagram');
   var rendered = 0;
+  var requested;
   function draw(source) {
-    if (!diagram || !window.mermaid) return;
+    // Steps that leave the status as it was (a rider's position) show the same picture: not redrawn.
+    if (!diagram || !window.mermaid || source === requested) return;
+    requested = source;
     var mine = ++rendered;
     window.mermaid.render('machine-svg-' + mine, source).then(function (r) {
       // A render that finishes after a newer one started is stale: only the newest is shown.
@@ -86,7 +89,8 @@ const SCRIPT = `'use strict';
   }
   if (window.mermaid) window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'neutral' });
   if (data) {
-    var steps = JSON.parse(data.textContent);
+    var replay = JSON.parse(data.textContent);
+    var steps = replay.steps;
     var slider = document.getElementById('replay-slider');
     var label = document.getElementById('replay-label');
     var rows = document.querySelectorAll('tr[data-revision]');
@@ -112,7 +116,7 @@ const SCRIPT = `'use strict';
       if (prev) prev.setAttribute('href', '?after=' + Math.max(0, n - 1));
       if (next) next.setAttribute('href', '?after=' + Math.min(steps.length - 1, n + 1));
       history.replaceState(null, '', '?after=' + n);
-      draw(s.diagram);
+      draw(replay.diagram + s.marks);
     };
     slider.addEventListener('input', function () { show(Number(slider.value)); });
     ['replay-prev', 'replay-next'].forEach(function (id) {

@@ -3,7 +3,7 @@ import type { RecordedEvent, StreamInfo } from '../../ports/event-store.js';
 import type { OrderView } from '../../domain/order/state.js';
 import { ORDER_STATUSES } from '../../domain/order/machine.js';
 import { toMajor } from '../../domain/money.js';
-import { toMermaidWithPath } from '../../domain/order/diagram.js';
+import { pathMarks, toMermaid } from '../../domain/order/diagram.js';
 import type { DeliveryState } from '../../domain/webhook/delivery-state.js';
 import type { HistoryStep } from '../../application/orders/history.js';
 import type { OrderListEntry } from '../../../projections/orders-list.js';
@@ -254,11 +254,14 @@ function asOf(step: HistoryStep) {
   };
 }
 
-/** The machine's statuses an order went through up to step `n`: its path in the diagram. */
-const pathUpTo = (steps: HistoryStep[], n: number): string[] => [
-  'new',
-  ...steps.slice(0, n + 1).flatMap((s) => (s.entry.status_after ? [s.entry.status_after] : [])),
-];
+/** The machine's statuses an order went through up to each step: its path in the diagram. */
+function pathsByStep(steps: HistoryStep[]): string[][] {
+  const path = ['new'];
+  return steps.map((s) => {
+    if (s.entry.status_after) path.push(s.entry.status_after);
+    return [...path];
+  });
+}
 
 export interface OrderPageInput {
   orderId: string;
@@ -286,11 +289,11 @@ export function orderPage(csrf: string, input: OrderPageInput): string {
   const now = steps.at(-1)!;
   const order = now.order ?? steps.find((s) => s.order)?.order ?? null;
   const shown = asOf(steps[at]!);
-  const replay = steps.map((s, i) => ({
-    ...asOf(s),
-    path: pathUpTo(steps, i).join(' → '),
-    diagram: toMermaidWithPath(pathUpTo(steps, i)),
-  }));
+  const paths = pathsByStep(steps);
+  // The diagram once, each step only the lines marking its path: an order of hundreds of events
+  // would otherwise carry the whole diagram hundreds of times.
+  const diagram = toMermaid();
+  const replay = steps.map((s, i) => ({ ...asOf(s), path: paths[i]!.join(' → '), marks: pathMarks(paths[i]!) }));
   const summary = order
     ? html`<dl class="state">
         <dt>Order number</dt>
@@ -362,11 +365,11 @@ export function orderPage(csrf: string, input: OrderPageInput): string {
             role="img"
             aria-label="State diagram of the order machine; this order’s path: ${replay[at]!.path}"
           >
-${replay[at]!.diagram}</pre>
+${diagram + replay[at]!.marks}</pre>
         </section>
       </div>
       <script type="application/json" id="replay-data">
-        ${jsonBlock(replay)}
+        ${jsonBlock({ diagram, steps: replay })}
       </script>
       <h2>Events</h2>
       <table>
