@@ -26,6 +26,10 @@ export const ERROR_CODES = {
   order_not_cancellable: { status: 409, message: 'The order can no longer be cancelled.' },
   invalid_transition: { status: 409, message: 'The order cannot make this transition in its current state.' },
   payment_not_required: { status: 409, message: 'This order needs no online payment.' },
+  payment_provider_unavailable: {
+    status: 422,
+    message: 'No payment provider takes payments in this environment.',
+  },
   payment_pending: {
     status: 409,
     message:

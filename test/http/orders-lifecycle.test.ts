@@ -13,6 +13,7 @@ import {
   placedOrder,
 } from '../support/api-spec.js';
 import { waitFor } from '../support/wait.js';
+import { settledHead } from '../support/webhook-events.js';
 import { answeredOnceDurable } from '../support/held-disk.js';
 import { WrongExpectedRevisionError } from '../../src/ports/event-store.js';
 
@@ -221,6 +222,25 @@ describe('card payments through the built-in checkout', () => {
     }
     expect((await t.http.post(`${path}/pay`)).status).toBe(200);
     expect((await get(id)).body.data.payment.status).toBe('paid');
+  });
+
+  it('when a live card order asks for a payment link, then 422 payment_provider_unavailable, nothing written; the operator records its payment', async () => {
+    const id = await place(p.live, { payment_method: 'card' });
+    const before = await settledHead(t.service);
+    const res = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.live));
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('payment_provider_unavailable');
+    expect(res.body.error.message).toContain('not available in live');
+    expect(await t.stores.events.headPosition()).toBe(before);
+    expect((await get(id, p.live)).body.data.payment.status).toBe('pending');
+    // The order's own refusals come first: a cash order, or one the operator recorded as paid.
+    expect((await t.http.post(`/v1/orders/${await place(p.live)}/payment`).set(bearer(p.live))).body.error.code).toBe(
+      'payment_not_required',
+    );
+    expect((await ops(id, 'pay')).body.data.payment.status).toBe('paid');
+    const paid = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.live));
+    expect(paid.status).toBe(409);
+    expect(paid.body.error.code).toBe('payment_not_required');
   });
 
   it('when the order is cash, then payment is 409 payment_not_required; unknown links are 404', async () => {

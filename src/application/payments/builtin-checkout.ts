@@ -1,6 +1,7 @@
 import type { EventStore } from '../../ports/event-store.js';
 import type { PaymentLink, PaymentProvider } from '../../ports/payment-provider.js';
 import type { Environment } from '../../domain/environment.js';
+import { ApiError } from '../../domain/errors.js';
 import type { Currency } from '../../domain/money.js';
 import type { Clock } from '../../shared/clock.js';
 import { randomToken, sha256Hex } from '../../shared/ids.js';
@@ -24,7 +25,8 @@ const LINK_TTL_MS = 30 * 60_000;
 /**
  * The built-in payment provider: a hosted checkout page served by this service. Each link is a
  * session whose id (in the URL) is the capability to pay; only its hash names the session's stream,
- * so the event log never holds a usable link.
+ * so the event log never holds a usable link. No money moves through it, so it makes sandbox links
+ * only: a live link would mark an order paid for a click.
  */
 export class BuiltinCheckout implements PaymentProvider {
   constructor(private readonly deps: { events: EventStore; clock: Clock; baseUrl: string }) {}
@@ -36,6 +38,11 @@ export class BuiltinCheckout implements PaymentProvider {
     currency: Currency;
     description: string;
   }): Promise<PaymentLink> {
+    if (input.environment !== 'sandbox')
+      throw new ApiError(
+        'payment_provider_unavailable',
+        'Payment links are not available in live: this service has no live payment provider. A live card order is paid through the operator.',
+      );
     const sessionId = `cs_${randomToken(24)}`;
     const now = this.deps.clock.now();
     const expires_at = new Date(now.getTime() + LINK_TTL_MS).toISOString();

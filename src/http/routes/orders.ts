@@ -123,12 +123,12 @@ export function orderRoutes(deps: { orders: OrderService; sandbox: Sandbox }) {
       operationId: 'createPaymentLink',
       summary: 'A fresh payment link for an unpaid card order',
       description:
-        'Each call returns a new link (valid 30 minutes). Cash or already-paid orders: 409 payment_not_required.',
+        'Each call returns a new link (valid 30 minutes). Cash or already-paid orders: 409 payment_not_required. Live orders: 422 payment_provider_unavailable (the built-in checkout takes sandbox payments only).',
       tags: ['Orders'],
       scope: 'orders:write',
       request: { params: OrderIdParams, body: z.object({}).strict(), bodyOptional: true },
       responses: { 201: { description: 'A new payment link.', data: PaymentLinkSchema } },
-      errors: [404, 409],
+      errors: [404, 409, 422],
       handler: async ({ principal, requestId, clientRequestId, params }) => {
         const { order, link } = await deps.orders.paymentLink(
           partnerContext(principal, requestId, clientRequestId),
