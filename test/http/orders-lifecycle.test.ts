@@ -24,7 +24,23 @@ let p: TestPartner;
 beforeAll(async () => {
   t = await startTestService({ env: { ADMIN_TOKEN } });
   // Manual acceptance, so live flows move only when the test says so.
-  await t.service.services.catalog.import(demoCatalogWith({ [REEM.store_id]: { auto_accept: false } }));
+  const catalog = demoCatalogWith({ [REEM.store_id]: { auto_accept: false } });
+  catalog.offers.push({
+    id: 'off-reem-all-free',
+    scope: 'store',
+    store_id: REEM.store_id,
+    title: 'Everything free with ALLFREE',
+    title_ar: null,
+    kind: 'fixed',
+    amount: 1_000_000,
+    currency: 'KWD',
+    min_subtotal: 0,
+    max_discount: null,
+    promo_code: 'ALLFREE',
+    starts_at: '2020-01-01T00:00:00Z',
+    ends_at: '2099-12-31T23:59:59Z',
+  });
+  await t.service.services.catalog.import(catalog);
   p = await t.partner();
 });
 afterAll(() => t.close());
@@ -241,6 +257,28 @@ describe('card payments through the built-in checkout', () => {
     const paid = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.live));
     expect(paid.status).toBe(409);
     expect(paid.body.error.code).toBe('payment_not_required');
+  });
+
+  it('when a promo code covers a card order entirely, then it is paid at placement (nothing due) and goes on without a link', async () => {
+    const res = await t.http
+      .post('/v1/orders')
+      .set(bearer(p.sandbox))
+      .set('Idempotency-Key', newKey())
+      .send(orderBody({ payment_method: 'card', promo_code: 'ALLFREE' }));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'placed', payment: { method: 'card', status: 'paid' } });
+    expect(res.body.data.pricing.total).toBe(0);
+    const id = res.body.data.id as string;
+    const link = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox));
+    expect(link.status).toBe(409);
+    expect(link.body.error.code).toBe('payment_not_required');
+    expect((await advance(id)).body.data.status).toBe('confirmed');
+    const events = await t.http.get('/v1/events').query({ order_id: id }).set(bearer(p.sandbox));
+    expect(events.body.data.map((e: { type: string }) => e.type).reverse()).toEqual([
+      'order.created',
+      'order.payment_updated',
+      'order.status_changed',
+    ]);
   });
 
   it('when the order is cash, then payment is 409 payment_not_required; unknown links are 404', async () => {

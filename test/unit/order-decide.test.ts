@@ -3,6 +3,7 @@ import { ApiError, type ErrorCode } from '../../src/domain/errors.js';
 import {
   awaitsPayment,
   decide,
+  NOTHING_DUE,
   SANDBOX_RIDER,
   type NewOrder,
   type OrderCommand,
@@ -234,6 +235,26 @@ describe('decide: placing', () => {
       .then([{ type: 'OrderPlaced', data: { ...newOrder, placed_at: NOW, at: NOW } }]);
   });
 
+  it('places a card order whose total is 0 as paid: nothing is due, so no provider is asked', () => {
+    const free = { ...newOrder, payment_method: 'card' as const, pricing: { ...newOrder.pricing, total: 0 } };
+    given([])
+      .when({ type: 'place', order: free })
+      .then([
+        { type: 'OrderPlaced', data: { ...free, placed_at: NOW, at: NOW } },
+        { type: 'PaymentSucceeded', data: { amount: 0, provider_ref: NOTHING_DUE, at: NOW } },
+      ]);
+  });
+
+  it('places a cash order whose total is 0, and a card order with something to pay, without a payment', () => {
+    for (const order of [
+      { ...newOrder, payment_method: 'cash' as const, pricing: { ...newOrder.pricing, total: 0 } },
+      { ...newOrder, payment_method: 'card' as const },
+    ])
+      given([])
+        .when({ type: 'place', order })
+        .then([{ type: 'OrderPlaced', data: { ...order, placed_at: NOW, at: NOW } }]);
+  });
+
   it('refuses to place twice on one stream', () => {
     given(d.placed)
       .when({ type: 'place', order: newOrder })
@@ -400,6 +421,10 @@ describe('decide: refunds', () => {
     given(fullyRefunded(d.delivered))
       .when({ type: 'refund', amount: 1 })
       .thenThrows(ApiError, refused(IT, /payment status is refunded/));
+    const free = { payment_method: 'card' as const, pricing: { ...placedData().pricing, discount: 2700, total: 0 } };
+    given(cancelled([ev.placed(free), ev.paid(1, 0)]))
+      .when({ type: 'refund' })
+      .thenThrows(ApiError, refused(IT, /^Nothing to refund: the order cost nothing\.$/));
   });
 });
 

@@ -49,6 +49,9 @@ export function awaitsPayment(state: OrderState): boolean {
   );
 }
 
+/** The `provider_ref` of the payment of a card order whose total is 0: no provider was involved. */
+export const NOTHING_DUE = 'nothing_due';
+
 /**
  * Decides a command against the folded stream: returns the events to append, or throws ApiError.
  * Every event is checked with `snapshot.can` (folded in sequence), so the machine alone decides
@@ -57,7 +60,17 @@ export function awaitsPayment(state: OrderState): boolean {
 export function decide(state: OrderState, command: OrderCommand, at: string): OrderEvent[] {
   if (command.type === 'place') {
     const placed: OrderEvent = { type: 'OrderPlaced', data: extend(command.order, { placed_at: at, at }) };
-    return emit(state, [placed], () => new ApiError('invalid_transition', 'The order has already been placed.'));
+    // A card order whose offers cover everything has nothing to charge: no provider takes a
+    // payment of 0, and the restaurant accepts a card order only once it is paid.
+    const nothingDue: OrderEvent[] =
+      command.order.payment_method === 'card' && command.order.pricing.total === 0
+        ? [{ type: 'PaymentSucceeded', data: { amount: 0, provider_ref: NOTHING_DUE, at } }]
+        : [];
+    return emit(
+      state,
+      [placed, ...nothingDue],
+      () => new ApiError('invalid_transition', 'The order has already been placed.'),
+    );
   }
   const order = state.order;
   if (!order) throw new ApiError('order_not_found');
@@ -152,6 +165,7 @@ function refund(state: OrderState, order: OrderView, requested: number | undefin
     if (order.payment_status !== 'paid' && order.payment_status !== 'partially_refunded') {
       return invalid(`Nothing to refund: the payment status is ${order.payment_status}.`);
     }
+    if (remaining === 0) return invalid('Nothing to refund: the order cost nothing.');
     return refused(order, 'refund');
   });
 }
