@@ -2,7 +2,7 @@ import { z } from '../openapi/zod.js';
 import { defineRoute } from '../route.js';
 import { isApiError } from '../../domain/errors.js';
 import { WrongExpectedRevisionError } from '../../ports/event-store.js';
-import { toMajor } from '../../domain/money.js';
+import { formatMoney } from '../../domain/money.js';
 import type { BuiltinCheckout, CheckoutSession } from '../../application/payments/builtin-checkout.js';
 import type { OrderService } from '../../application/orders/order-service.js';
 
@@ -24,7 +24,7 @@ const html = { description: 'HTML page.', contentType: 'text/html' };
 
 /** The built-in provider's hosted checkout: a payer opens the link, then pays or declines. */
 export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderService }) {
-  const amountText = (s: CheckoutSession) => `${toMajor(s.amount, s.currency)} ${s.currency}`;
+  const amountText = (s: CheckoutSession) => formatMoney(s.amount, s.currency);
 
   const complete = async (sessionId: string, outcome: 'paid' | 'failed') => {
     const session = await deps.checkout.session(sessionId);
