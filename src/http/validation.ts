@@ -179,8 +179,8 @@ const TYPE_WORDS: Record<string, string> = {
 };
 
 const FORMAT_WORDS: Record<string, string> = {
-  datetime: 'an ISO 8601 date and time, e.g. 2026-11-21T12:00:00Z',
-  date: 'an ISO 8601 date, e.g. 2026-11-21',
+  datetime: 'an RFC 3339 date and time, e.g. 2026-11-21T12:00:00Z',
+  date: 'an RFC 3339 date, e.g. 2026-11-21',
   email: 'an email address',
   url: 'a URL',
   uuid: 'a UUID',

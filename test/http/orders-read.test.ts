@@ -153,6 +153,17 @@ describe('GET /v1/orders', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe(param);
   });
+
+  it.each(['2026-11-21T08:20Z', '2026-11-21T08:20:00+0300', '2026-11-21T08:20:00+03'])(
+    'when created_after is %s (ISO 8601, not RFC 3339), then 400 saying RFC 3339',
+    async (bound) => {
+      const res = await list(p.sandbox, `?created_after=${encodeURIComponent(bound)}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe(
+        'created_after must be an RFC 3339 date and time, e.g. 2026-11-21T12:00:00Z.',
+      );
+    },
+  );
 });
 
 describe('GET /v1/orders/{id}/tracking', () => {

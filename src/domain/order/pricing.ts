@@ -9,7 +9,7 @@
  * total     = subtotal + fee + tip - discount   (never negative: discounts are capped by what they discount)
  */
 import { ApiError } from '../errors.js';
-import { formatMoney, sum } from '../money.js';
+import { formatMoney, sum, toMajor } from '../money.js';
 import type { CatalogIndex } from '../catalog/catalog-index.js';
 import type { Item, Point, Store } from '../catalog/model.js';
 import { deliveryFee, distanceMetres, inDeliveryZone } from '../catalog/geo.js';
@@ -58,7 +58,8 @@ export function priceOrder(catalog: CatalogIndex, req: PricingRequest, at: Date)
       `${store.name} needs a subtotal of at least ${formatMoney(store.minimum_order, store.currency)}; this order's is ${formatMoney(subtotal, store.currency)}.`,
       {
         param: 'items',
-        extra: { minimum_order_minor: store.minimum_order },
+        // Major units, as the store's own `minimum_order` and every amount the API answers with.
+        extra: { minimum_order: toMajor(store.minimum_order, store.currency), currency: store.currency },
       },
     );
   }
