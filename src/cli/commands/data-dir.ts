@@ -1,15 +1,68 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
-import { adoptDataDir, EVENTS_FILE, resealWebhookSecrets, SERVICE_FILE } from '../../composition/data-dir.js';
+import {
+  adoptDataDir,
+  backupDataDir,
+  EVENTS_FILE,
+  resealWebhookSecrets,
+  SERVICE_FILE,
+} from '../../composition/data-dir.js';
+import { Refusal } from '../../shared/refusal.js';
 import { KEY_FILE_NAME, loadOrCreateKeyFile, parseKeyFromConfig } from '../../webhooks/secret-box.js';
 import { checkDataDir, checkNoServiceRuns, CliError, cliConfig, withStores } from '../context.js';
 
-/** The way out of a refusal at start when what was lost cannot be restored (docs/operations.md, The data directory). */
+/**
+ * Backups of the embedded stores, and the way out of a refusal at start when what was lost cannot
+ * be restored (docs/operations.md, The data directory).
+ */
 export function registerDataDirCommands(program: Command): void {
   const dataDir = program
     .command('data-dir')
-    .description('Accept a loss the service refuses to start on, when no backup can restore it');
+    .description(
+      'Back up the data directory, or accept a loss the service refuses to start on when no backup can restore it',
+    );
+
+  dataDir
+    .command('backup')
+    .argument('<dir>', 'a new directory for the backup')
+    .description(
+      'Copy events.db, service.db and the webhook secrets key into a new directory, consistently, while the service runs',
+    )
+    .addHelpText(
+      'after',
+      '\nEach database is copied as one read transaction sees it (SQLite VACUUM INTO), the log first, and checked; ' +
+        'a plain copy of a running directory can catch a page half-written. To restore: stop the service, put the ' +
+        "backup's files in DATA_DIR in place of the old ones (and of their -wal and -shm files), start it. With " +
+        'WEBHOOK_SECRETS_KEY set there is no key file: keep that value with the backup.',
+    )
+    .action((dest: string) => {
+      const config = cliConfig();
+      if (config.EVENT_STORE !== 'embedded' || config.READ_STORE !== 'embedded') {
+        throw new CliError(
+          'data-dir backup is for the embedded stores (EVENT_STORE=embedded and READ_STORE=embedded); back up EventStoreDB and MongoDB with their own tools',
+        );
+      }
+      checkDataDir(config);
+      let backup;
+      try {
+        backup = backupDataDir(config, path.resolve(dest));
+      } catch (err) {
+        if (err instanceof Refusal) throw new CliError(err.message);
+        throw err;
+      }
+      const files = backup.files.map((f) =>
+        f.name === EVENTS_FILE
+          ? `${f.name} (${backup.events} events, ${f.bytes} bytes)`
+          : `${f.name} (${f.bytes} bytes)`,
+      );
+      process.stdout.write(
+        `backed up ${config.dataDir} to ${path.resolve(dest)}: ${files.join(', ')}\n` +
+          (config.WEBHOOK_SECRETS_KEY
+            ? 'the webhook secrets key is WEBHOOK_SECRETS_KEY, not a file: keep its value with this backup\n'
+            : ''),
+      );
+    });
 
   dataDir
     .command('adopt')
