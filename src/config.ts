@@ -6,10 +6,17 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/**
+ * A whole number written in decimal digits, checked by `schema`: `z.coerce.number` would read
+ * " " as 0 (PORT=" " would listen on a random port), and take 1e3 or 0x10.
+ */
+const wholeNumber = (schema: z.ZodNumber) =>
+  z.string().regex(/^\d+$/, 'must be a whole number written in digits').transform(Number).pipe(schema);
+
 /** Every environment variable the service reads, with its meaning. Documented in README.md. */
 export const configSchema = z
   .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe('HTTP port to listen on.'),
+    PORT: wholeNumber(z.number().int().min(0).max(65535)).default(3000).describe('HTTP port to listen on.'),
     HOST: z.string().min(1).default('0.0.0.0').describe('Interface to bind.'),
     DATA_DIR: z
       .string()
@@ -60,34 +67,26 @@ export const configSchema = z
       .describe(
         'AES-256-GCM key for webhook signing secrets at rest; delivery quotes are signed with a key derived from it. Embedded default: a key file under DATA_DIR.',
       ),
-    DEFAULT_RATE_LIMIT_PER_MIN: z.coerce
-      .number()
-      .int()
-      .min(600)
+    DEFAULT_RATE_LIMIT_PER_MIN: wholeNumber(z.number().int().min(600))
       .default(1200)
       .describe('Per-key limit for keys created without --rate-limit.'),
-    BODY_LIMIT_BYTES: z.coerce
-      .number()
-      .int()
-      .min(1024)
-      .max(10_485_760)
+    BODY_LIMIT_BYTES: wholeNumber(z.number().int().min(1024).max(10_485_760))
       .default(102_400)
       .describe('Largest accepted request body.'),
-    HTTP_REQUEST_TIMEOUT_MS: z.coerce
-      .number()
-      .int()
-      // Above the 5 s keep-alive plus KEEP_ALIVE_MARGIN_MS (src/http/http-server.ts): an idle
-      // kept-alive connection must be closed by its keep-alive timeout, not answered 408.
-      .min(6_000, 'must be at least 6000 (the headers timeout, at most this, must outlast the 5 s keep-alive by 1 s)')
-      .max(600_000)
+    // Above the 5 s keep-alive plus KEEP_ALIVE_MARGIN_MS (src/http/http-server.ts): an idle
+    // kept-alive connection must be closed by its keep-alive timeout, not answered 408.
+    HTTP_REQUEST_TIMEOUT_MS: wholeNumber(
+      z
+        .number()
+        .int()
+        .min(6_000, 'must be at least 6000 (the headers timeout, at most this, must outlast the 5 s keep-alive by 1 s)')
+        .max(600_000),
+    )
       .default(30_000)
       .describe(
         'Longest time a client may take to send a whole request (headers at most 10 s of it); then 408 and the connection closes.',
       ),
-    HTTP_MAX_CONNECTIONS: z.coerce
-      .number()
-      .int()
-      .min(1)
+    HTTP_MAX_CONNECTIONS: wholeNumber(z.number().int().min(1))
       .default(1_000)
       .describe(
         'Connections the HTTP server holds open at once; more are closed as they arrive. Keep it under the open-file limit.',
@@ -96,10 +95,8 @@ export const configSchema = z
       .enum(['FULL', 'NORMAL'])
       .default('FULL')
       .describe('SQLite durability: FULL survives power loss, NORMAL only process crashes.'),
-    SHUTDOWN_GRACE_MS: z.coerce
-      .number()
-      .int()
-      .min(0)
+    // Node's timers hold at most 2^31 - 1 ms; a longer grace would fire at once and cut the drain.
+    SHUTDOWN_GRACE_MS: wholeNumber(z.number().int().min(0).max(3_600_000))
       .default(10_000)
       .describe('How long SIGTERM waits for in-flight requests.'),
     TRUST_PROXY: z
@@ -113,18 +110,12 @@ export const configSchema = z
       .describe(
         'Reverse proxies whose X-Forwarded-For names the client (Express "trust proxy"); unset: the connecting address is the client.',
       ),
-    AUTH_FAILURES_PER_MIN: z.coerce
-      .number()
-      .int()
-      .min(0)
+    AUTH_FAILURES_PER_MIN: wholeNumber(z.number().int().min(0))
       .default(60)
       .describe(
         'Failed authentications a client address may make per minute before its failures answer 429; 0 turns the throttle off.',
       ),
-    AUDIT_WORKER_MEMORY_MB: z.coerce
-      .number()
-      .int()
-      .min(16)
+    AUDIT_WORKER_MEMORY_MB: wholeNumber(z.number().int().min(16))
       .default(1024)
       .describe(
         "Heap limit (MB) of the console's audit worker thread, on top of the service's own memory; an audit that needs more stops with an error.",
@@ -134,11 +125,7 @@ export const configSchema = z
       .url()
       .optional()
       .describe('Public address of this service, used in payment links. Defaults to http://localhost:PORT.'),
-    METRICS_PORT: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(65535)
+    METRICS_PORT: wholeNumber(z.number().int().min(0).max(65535))
       .optional()
       .describe(
         'Serve GET /metrics on this port, without a token, instead of on PORT behind ADMIN_TOKEN. Never expose it publicly.',

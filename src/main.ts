@@ -34,6 +34,8 @@ async function main(): Promise<void> {
           scrape: () => service.metrics.scrape(),
           port: config.METRICS_PORT,
           host: config.HOST,
+        }).catch((err: unknown) => {
+          throw listenRefusal(err, 'METRICS_PORT', config.METRICS_PORT!, config.HOST);
         });
   if (metricsServer)
     logger.info({ metrics_port: metricsServer.port }, `metrics on http://localhost:${metricsServer.port}/metrics`);
@@ -41,15 +43,13 @@ async function main(): Promise<void> {
     logger,
     limits: { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, maxConnections: config.HTTP_MAX_CONNECTIONS },
   });
-  server.listen(config.PORT, config.HOST, () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.PORT;
-    // So the CLI can tell which DATA_DIR the running service uses; removed when the process exits.
-    registerService(port, config.dataDir);
-    logger.info(
-      { port, data_dir: config.dataDir, event_store: config.EVENT_STORE, read_store: config.READ_STORE },
-      `listening on http://localhost:${port}`,
-    );
+  await new Promise<void>((resolve, reject) => {
+    const refused = (err: unknown) => reject(listenRefusal(err, 'PORT', config.PORT, config.HOST));
+    server.once('error', refused);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', refused);
+      resolve();
+    });
   });
   installShutdown({
     server,
@@ -62,6 +62,38 @@ async function main(): Promise<void> {
       await stores.close();
     },
   });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  // So the CLI can tell which DATA_DIR the running service uses; removed when the process exits.
+  registerService(port, config.dataDir);
+  logger.info(
+    { port, data_dir: config.dataDir, event_store: config.EVENT_STORE, read_store: config.READ_STORE },
+    `listening on http://localhost:${port}`,
+  );
+}
+
+/** Why the process cannot listen on `port` of `host`, as one line naming the variable to change. */
+function listenRefusal(err: unknown, name: 'PORT' | 'METRICS_PORT', port: number, host: string): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new Refusal(
+        `${name}=${port} is in use on ${host} by another process: choose another ${name}, or stop it.`,
+      );
+    case 'EACCES':
+      return new Refusal(
+        `${name}=${port} on ${host} needs privileges this user lacks (EACCES): choose a port from 1024.`,
+      );
+    case 'EADDRNOTAVAIL':
+      return new Refusal(
+        `HOST=${host} is not an address of this machine (EADDRNOTAVAIL): use 0.0.0.0, 127.0.0.1 or an address of one of its interfaces.`,
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new Refusal(`HOST=${host} does not resolve (${code}): use an address or a name of this machine.`);
+    default:
+      return err instanceof Error ? err : new Error(String(err));
+  }
 }
 
 main().catch((err) => {

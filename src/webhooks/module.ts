@@ -165,7 +165,11 @@ export function createWebhooks(deps: {
     scheduler,
     dispatcher,
     lease,
-    start: () => lease.start(sender),
+    start: () => {
+      // A standby that has never held the lease reports 0, not nothing: an alert on the sum sees it.
+      metrics.setLeaseHeld(WEBHOOK_SENDER_LEASE, false);
+      return lease.start(sender);
+    },
     drain: () => scheduler.drain(),
     stop: async () => {
       scheduler.drain();

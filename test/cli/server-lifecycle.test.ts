@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { tempDataDir } from '../support/service.js';
 import { ensureBuilt, MAIN, startChildService } from '../support/child-service.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
@@ -32,6 +33,66 @@ describe('server lifecycle', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       encoding: 'utf8',
     });
     expect(missing.stderr.trim()).toBe('Invalid configuration: MONGODB_URL is required when READ_STORE=mongodb');
+  });
+
+  it.each([
+    ['PORT', ' ', 'must be a whole number written in digits'],
+    ['PORT', '1e3', 'must be a whole number written in digits'],
+    ['HTTP_MAX_CONNECTIONS', '0x10', 'must be a whole number written in digits'],
+    // Node's timers hold at most about 24.8 days: a longer grace would end the drain at once.
+    ['SHUTDOWN_GRACE_MS', '2147483000', 'Too big: expected number to be <=3600000'],
+  ])('when %s is "%s", then start-up stops with one line naming it', (name, value, message) => {
+    const r = spawnSync(process.execPath, [MAIN], {
+      env: { ...process.env, DATA_DIR: dataDir, [name]: value },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`Invalid configuration: ${name} ${message} (got "${value}")\n`);
+  });
+
+  describe('when the process cannot listen', () => {
+    let taken: net.Server;
+    let takenPort: number;
+    beforeAll(async () => {
+      taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      takenPort = (taken.address() as net.AddressInfo).port;
+    });
+    afterAll(() => new Promise((resolve) => taken.close(resolve)));
+
+    const refused = (env: Record<string, string>) => {
+      // Asynchronous: the port is held by this process, whose event loop must not be blocked.
+      const child = spawn(process.execPath, [MAIN], {
+        env: { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      return new Promise<{ code: number | null; stderr: string }>((resolve) =>
+        child.on('exit', (code) => resolve({ code, stderr })),
+      );
+    };
+
+    it('then a port in use stops start-up with one line naming PORT or METRICS_PORT', async () => {
+      const port = await refused({ PORT: String(takenPort) });
+      expect(port.code).toBe(1);
+      expect(port.stderr).toBe(
+        `Failed to start: PORT=${takenPort} is in use on 127.0.0.1 by another process: choose another PORT, or stop it.\n`,
+      );
+      const metrics = await refused({ PORT: '0', METRICS_PORT: String(takenPort) });
+      expect(metrics.code).toBe(1);
+      expect(metrics.stderr).toBe(
+        `Failed to start: METRICS_PORT=${takenPort} is in use on 127.0.0.1 by another process: choose another METRICS_PORT, or stop it.\n`,
+      );
+    });
+
+    it('then a HOST that is not an address of this machine stops start-up with one line naming HOST', async () => {
+      const r = await refused({ PORT: '0', HOST: '192.0.2.1' });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        'Failed to start: HOST=192.0.2.1 is not an address of this machine (EADDRNOTAVAIL): use 0.0.0.0, 127.0.0.1 or an address of one of its interfaces.\n',
+      );
+    });
   });
 
   it('when SIGTERM arrives during a request, then the request completes, the process exits 0, and a restart sees the data', async () => {

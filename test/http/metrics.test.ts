@@ -162,6 +162,28 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('GET /metrics of a standby replica', () => {
+  it('when another replica holds the webhook sender lease, then lease_held is 0 for this one, not missing', async () => {
+    const hour = 60 * 60 * 1000;
+    const holder = await startTestService({
+      webhooks: { lease: { holder: 'another-host/1/00000000', ttlMs: 6 * hour, tickMs: hour } },
+    });
+    const standby = await startTestService({ dataDir: holder.dataDir, env: { ADMIN_TOKEN } });
+    try {
+      expect(standby.service.webhooks.lease.holder).not.toBe('another-host/1/00000000');
+      const res = await standby.http.get('/metrics').set(admin);
+      const held = find(parseSamples(res.text), 'lease_held', {
+        lease: 'webhook-sender',
+        replica: standby.service.metrics.replica,
+      });
+      expect(held.map((s) => s.value)).toEqual([0]);
+    } finally {
+      await standby.stop();
+      await holder.close();
+    }
+  });
+});
+
 describe('GET /metrics without ADMIN_TOKEN', () => {
   it('then it is disabled like /internal: 404', async () => {
     const t2 = await startTestService();
