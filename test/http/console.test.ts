@@ -1,10 +1,13 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import supertest from 'supertest';
 import { loadConfig } from '../../src/config.js';
 import { openStores, type Stores } from '../../src/composition/stores.js';
 import { buildService, type Service } from '../../src/composition/server.js';
 import { createLogger } from '../../src/shared/logger.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { PartnerAdmin } from '../../src/application/partners.js';
 import { jsonLineSink, type LogLine } from '../support/log-sink.js';
@@ -350,6 +353,10 @@ describe('console with ADMIN_TOKEN', () => {
     expect(byId.status).toBe(303);
     expect(byId.headers.location).toBe(`/console/orders/${order}`);
     expect((await agent.get('/console/orders?q=nothing-like-this')).text).toContain('No order matches');
+    // Money with the currency's decimals, as the API's messages and the checkout page show it.
+    const page = await agent.get(`/console/orders/${order}`);
+    const total = (await t.http.get(`/v1/orders/${order}`).set(bearer(partner.sandbox))).body.data.pricing.total;
+    expect(page.text).toContain(`<dd id="as-of-total">${(total as number).toFixed(3)} KWD</dd>`);
   });
 
   it('when a value from the data holds markup, then the page shows it as text', async () => {
@@ -359,6 +366,53 @@ describe('console with ADMIN_TOKEN', () => {
     const page = await agent.get(`/console/orders/${res.body.data.id as string}`);
     expect(page.text).not.toContain('<img src=x');
     expect(page.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+});
+
+describe('console forms with Expect: 100-continue', () => {
+  let t: TestService;
+  let server: http.Server;
+  beforeAll(async () => {
+    t = await startTestService({ env: { ADMIN_TOKEN } });
+    server = createHttpServer(t.service.app.express, { logger: createLogger({ level: 'silent', pretty: false }) });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await t.close();
+  });
+
+  /** Sends the login's headers, and `body` only once the server answers 100 Continue; everything it wrote. */
+  const login = (body: string, length = Buffer.byteLength(body)) =>
+    new Promise<string>((resolve) => {
+      const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+      let text = '';
+      socket.on('connect', () =>
+        socket.write(
+          'POST /console/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n' +
+            `Content-Length: ${length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      socket.on('data', (d) => {
+        const first = !text.startsWith('HTTP/1.1 100');
+        text += d.toString('utf8');
+        if (first && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) socket.write(body);
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(text));
+    });
+
+  it('when the form fits, then 100 Continue, then the login reads it and signs in', async () => {
+    const text = await login(`token=${ADMIN_TOKEN}`);
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 303 /);
+  });
+
+  it('when the form is declared over 8 KB, then 413 at once, no 100 Continue, nothing read', async () => {
+    const text = await login('token=x', 20_000);
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text).not.toContain('100 Continue');
+    expect(text).toContain('The request body exceeds the limit of 8192 bytes.');
   });
 });
 

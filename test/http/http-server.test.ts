@@ -263,10 +263,33 @@ describe('Expect: 100-continue', () => {
     const text = await continueExchange(head(auth(), 10), '{"code":1}');
     expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /);
     const body = JSON.parse(text.slice(text.lastIndexOf('\r\n\r\n') + 4)) as {
-      error: { code: string; param?: string };
+      error: { code: string; param?: string; message: string };
     };
-    expect(body.error).toMatchObject({ code: 'validation_error' });
-    expect(JSON.stringify(body)).toContain('code');
+    expect(body.error.code).toBe('validation_error');
+    // The body sent after the 100 was read: its `code` (a number) is what is wrong with it.
+    expect(body.error.param).toBe('code');
+  });
+
+  it('after 100 Continue the connection is kept alive as usual (Keep-Alive announced)', async () => {
+    const keptAlive = head(auth(), 10).replace('Connection: close\r\n', '');
+    const text = await continueExchange(keptAlive, '{"code":1}');
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /);
+    expect(text).toMatch(/\r\nKeep-Alive: timeout=\d+\r\n/);
+    expect(text.toLowerCase()).not.toContain('connection: close');
+  });
+
+  it('a body declared over the limit gets its 413 at once, with no 100 Continue, and the connection closed', async () => {
+    const text = await continueExchange(head(auth(), 50_000_000), '{}');
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text).not.toContain('100 Continue');
+    expect(text.toLowerCase()).toContain('connection: close');
+    expect(text).toContain('"code":"payload_too_large"');
+  });
+
+  it('a request without a body keeps its connection: two pipelined GETs with the expectation are both answered', async () => {
+    const get = `GET /v1/ping HTTP/1.1\r\nHost: x\r\n${auth()}Expect: 100-continue\r\n`;
+    const res = await rawRequest([`${get}\r\n${get}Connection: close\r\n\r\n`]);
+    expect(res.text.match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
   });
 });
 

@@ -2,7 +2,7 @@ import type { ApiKeyRecord, Partner } from '../../ports/partner-store.js';
 import type { RecordedEvent, StreamInfo } from '../../ports/event-store.js';
 import type { OrderView } from '../../domain/order/state.js';
 import { ORDER_STATUSES } from '../../domain/order/machine.js';
-import { toMajor } from '../../domain/money.js';
+import { formatMoney } from '../../domain/money.js';
 import { pathMarks, toMermaid } from '../../domain/order/diagram.js';
 import type { DeliveryState } from '../../domain/webhook/delivery-state.js';
 import type { HistoryStep } from '../../application/orders/history.js';
@@ -93,7 +93,7 @@ export function loginPage(message?: string, next?: string): string {
 /** A metadata id as stored: any JSON (the store keeps what it is given), shown as text. */
 const idText = (v: unknown): string =>
   typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
-const money = (minor: number, o: Pick<OrderView, 'currency'>): string => `${toMajor(minor, o.currency)} ${o.currency}`;
+const money = (minor: number, o: Pick<OrderView, 'currency'>): string => formatMoney(minor, o.currency);
 /** JSON in a box that scrolls past its size (CSS), focusable so that the keyboard scrolls it too. */
 const scrollBox = (value: unknown): Html => html`<pre tabindex="0">${JSON.stringify(value, null, 2)}</pre>`;
 /** A table's header row: one column header per label. */

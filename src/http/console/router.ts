@@ -14,7 +14,7 @@ import { pageContentSecurityPolicy } from '../content-security-policy.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WebhookDeliveries } from '../../webhooks/deliveries.js';
 import type { AuthThrottle } from '../middleware/auth.js';
-import { continueIfAwaited } from '../middleware/body.js';
+import { beforeReading } from '../middleware/body.js';
 import { CONSOLE_ASSETS, MERMAID } from './assets.js';
 import { sameSecret } from '../../shared/secrets.js';
 import { ConsoleSessions, type ConsoleSession } from './sessions.js';
@@ -63,6 +63,8 @@ const NOTICES: Record<string, string> = {
 };
 
 /** Recent orders shown a page at a time. */
+/** The largest form the console reads (a login, an action with its CSRF token). */
+const FORM_LIMIT_BYTES = 8 * 1024;
 const RECENT_PAGE = 50;
 /** An order's webhook deliveries shown a page at a time (a partner can make hundreds). */
 const DELIVERIES_PAGE = 50;
@@ -215,9 +217,10 @@ export function consoleRouter(
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  const readForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
+  const readForm = express.urlencoded({ extended: false, limit: FORM_LIMIT_BYTES, parameterLimit: 20 });
   router.use((req, res, next) => {
-    if (req.is('application/x-www-form-urlencoded')) continueIfAwaited(req, res);
+    const refused = req.is('application/x-www-form-urlencoded') ? beforeReading(req, res, FORM_LIMIT_BYTES) : undefined;
+    if (refused) return next(refused);
     readForm(req, res, next);
   });
 

@@ -13,28 +13,45 @@ export const hasBodyHeaders = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 
 /** Whether bytes of a body come after the headers: a non-zero Content-Length, or chunks. */
-export const carriesBody = (req: Request): boolean =>
+export const carriesBody = (req: IncomingMessage): boolean =>
   Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 
-/** Requests whose client waits for `100 Continue` before it sends the body. */
-const awaitingContinue = new WeakSet<IncomingMessage>();
+/** Requests whose client waits for `100 Continue` before it sends the body, with their keep-alive. */
+const awaitingContinue = new WeakMap<IncomingMessage, boolean>();
 
 /**
  * For the server's `checkContinue`: Node would answer `100 Continue` before the app has seen the
- * request. The service sends it when the body is about to be read (`continueIfAwaited`), after the
+ * request. The service sends it when the body is about to be read (`beforeReading`), after the
  * key, the rate limit and the scope, so a refused client never uploads its body. An answer given
- * without reading it closes the connection, on which the client may still send the body.
+ * without it closes the connection, on which the client may still send the body.
  */
 export function deferContinue(req: IncomingMessage, res: ServerResponse): void {
-  awaitingContinue.add(req);
-  res.setHeader('Connection', 'close');
+  // Nothing to upload: answered as Node would, at once.
+  if (!carriesBody(req)) return void res.writeContinue();
+  awaitingContinue.set(req, res.shouldKeepAlive);
+  res.shouldKeepAlive = false;
 }
 
-/** Sends the `100 Continue` a request's client waits for, once, before its body is read. */
-export function continueIfAwaited(req: IncomingMessage, res: ServerResponse): void {
-  if (!awaitingContinue.delete(req)) return;
-  res.removeHeader('Connection');
-  res.writeContinue();
+/** The refusal of a body over `limit` bytes (body-parser's `entity.too.large`, mapped in errors.ts). */
+export const bodyTooLarge = (limit: number): ApiError =>
+  new ApiError('payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
+
+/**
+ * Just before a body of at most `limit` bytes is read. One declared larger (without a
+ * Content-Encoding its Content-Length is what would be read) is refused here, unread: the reader
+ * would read it all before refusing, and a client waiting for `100 Continue` would never send it.
+ * Otherwise the client waiting for `100 Continue` gets it.
+ */
+export function beforeReading(req: IncomingMessage, res: ServerResponse, limit: number): ApiError | undefined {
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
+  if (encoding === 'identity' && Number(req.headers['content-length'] ?? 0) > limit) return bodyTooLarge(limit);
+  const keepAlive = awaitingContinue.get(req);
+  if (keepAlive !== undefined) {
+    awaitingContinue.delete(req);
+    res.shouldKeepAlive = keepAlive;
+    res.writeContinue();
+  }
+  return undefined;
 }
 
 /**
@@ -81,7 +98,8 @@ export function jsonBody(limit: number) {
       );
       return;
     }
-    if (req.is('application/json')) continueIfAwaited(req, res);
+    const refused = req.is('application/json') ? beforeReading(req, res, limit) : undefined;
+    if (refused) return next(refused);
     parse(req, res, (err?: unknown) => {
       if (err !== undefined) return next(notAnObject(err) ?? err);
       // body-parser reads an empty body as `{}`: no bytes are no body, which a route that needs

@@ -3,7 +3,7 @@ import { ApiError, ERROR_CODES, isApiError } from '../../domain/errors.js';
 import { StorageUnavailableError, WrongExpectedRevisionError } from '../../ports/event-store.js';
 import type { Logger } from '../../shared/logger.js';
 import { sendJson } from './json-response.js';
-import { carriesBody, NOT_UTF8 } from './body.js';
+import { bodyTooLarge, carriesBody, NOT_UTF8 } from './body.js';
 
 /** Seconds a client (or a balancer) should wait after 503 storage_unavailable. */
 export const STORAGE_RETRY_AFTER_S = 30;
@@ -27,7 +27,7 @@ function fromBodyParser(err: BodyParserError, req: Request): ApiError | null {
     case NOT_UTF8:
       return new ApiError('validation_error', 'The request body is not valid UTF-8.', { param: 'body' });
     case 'entity.too.large':
-      return new ApiError('payload_too_large', `The request body exceeds the limit of ${err.limit} bytes.`);
+      return bodyTooLarge(Number(err.limit));
     case 'encoding.unsupported':
       return new ApiError(
         'unsupported_media_type',
