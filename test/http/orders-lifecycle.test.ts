@@ -14,6 +14,7 @@ import {
 } from '../support/api-spec.js';
 import { waitFor } from '../support/wait.js';
 import { settledHead } from '../support/webhook-events.js';
+import { sha256Hex } from '../../src/shared/ids.js';
 import { answeredOnceDurable } from '../support/held-disk.js';
 import { WrongExpectedRevisionError } from '../../src/ports/event-store.js';
 
@@ -258,6 +259,39 @@ describe('card payments through the built-in checkout', () => {
     const paid = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.live));
     expect(paid.status).toBe(409);
     expect(paid.body.error.code).toBe('payment_not_required');
+  });
+
+  it('when a live checkout link exists (another replica of an older build made it), then its page and its pay are 410, the order unpaid', async () => {
+    const id = await place(p.live, { payment_method: 'card' });
+    const sessionId = `cs_${'L'.repeat(32)}`;
+    const at = t.clock.now();
+    // The session such a replica writes: the stream is named by the link's hash (events.md).
+    await t.stores.events.append(
+      `checkout-${sha256Hex(sessionId).slice(0, 40)}`,
+      [
+        {
+          type: 'CheckoutSessionCreated',
+          data: {
+            order_id: id,
+            environment: 'live',
+            amount: 2320,
+            currency: 'KWD',
+            description: 'An older link',
+            expires_at: new Date(at.getTime() + 30 * 60_000).toISOString(),
+            at: at.toISOString(),
+          },
+          metadata: { actor: 'system', environment: 'live', order_id: id, schema_version: 1 },
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const shown = await t.http.get(`/checkout/${sessionId}`);
+    expect(shown.status).toBe(410);
+    expect(shown.text).toContain('cannot take live payments');
+    expect(shown.text).not.toContain('<form');
+    const paid = await t.http.post(`/checkout/${sessionId}/pay`);
+    expect(paid.status).toBe(410);
+    expect((await get(id, p.live)).body.data.payment.status).toBe('pending');
   });
 
   it('when a promo code covers a card order entirely, then it is paid at placement (nothing due) and goes on without a link', async () => {

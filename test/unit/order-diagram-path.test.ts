@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { toMermaid, toMermaidWithPath } from '../../src/domain/order/diagram.js';
+import { pathMarks } from '../../src/domain/order/diagram.js';
 
-describe('toMermaidWithPath', () => {
-  it('when given the statuses an order went through, then the diagram marks them and the last one as current', () => {
-    const text = toMermaidWithPath(['new', 'placed', 'confirmed', 'cancelled']);
-    expect(text.startsWith(toMermaid())).toBe(true);
+describe('pathMarks', () => {
+  it('when given the statuses an order went through, then the lines mark them and the last one as current', () => {
+    const text = pathMarks(['new', 'placed', 'confirmed', 'cancelled']);
     expect(text).toContain('    class new,placed,confirmed visited\n');
     expect(text).toContain('    class cancelled current\n');
     expect(text).toMatch(/classDef visited /);
@@ -12,14 +11,14 @@ describe('toMermaidWithPath', () => {
   });
 
   it('when a status repeats or is unknown, then it is marked once and the unknown one left out', () => {
-    const text = toMermaidWithPath(['new', 'placed', 'placed', 'no_such_status']);
+    const text = pathMarks(['new', 'placed', 'placed', 'no_such_status']);
     expect(text).toContain('    class new visited\n');
     expect(text).toContain('    class placed current\n');
     expect(text).not.toContain('no_such_status');
   });
 
   it('when nothing is known of the path, then only the style definitions are added', () => {
-    const text = toMermaidWithPath([]);
+    const text = pathMarks([]);
     expect(text).not.toMatch(/^\s*class /m);
   });
 });

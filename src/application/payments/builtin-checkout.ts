@@ -23,10 +23,16 @@ export interface CheckoutSession {
 const LINK_TTL_MS = 30 * 60_000;
 
 /**
+ * No money moves through the built-in checkout, so only sandbox payments are taken: a live link
+ * would mark an order paid for a click. Its pages refuse live sessions too (links another replica
+ * of an older build may still make).
+ */
+export const takesPayments = (environment: Environment): boolean => environment === 'sandbox';
+
+/**
  * The built-in payment provider: a hosted checkout page served by this service. Each link is a
  * session whose id (in the URL) is the capability to pay; only its hash names the session's stream,
- * so the event log never holds a usable link. No money moves through it, so it makes sandbox links
- * only: a live link would mark an order paid for a click.
+ * so the event log never holds a usable link. It takes sandbox payments only (takesPayments).
  */
 export class BuiltinCheckout implements PaymentProvider {
   constructor(private readonly deps: { events: EventStore; clock: Clock; baseUrl: string }) {}
@@ -38,7 +44,7 @@ export class BuiltinCheckout implements PaymentProvider {
     currency: Currency;
     description: string;
   }): Promise<PaymentLink> {
-    if (input.environment !== 'sandbox')
+    if (!takesPayments(input.environment))
       throw new ApiError(
         'payment_provider_unavailable',
         'Payment links are not available in live: this service has no live payment provider. A live card order is paid through the operator.',

@@ -47,6 +47,3 @@ export function pathMarks(visited: readonly string[]): string {
   if (current) lines.push(`    class ${current} current`);
   return lines.join('\n') + '\n';
 }
-
-/** The diagram with an order's path marked (`pathMarks`). */
-export const toMermaidWithPath = (visited: readonly string[]): string => toMermaid() + pathMarks(visited);

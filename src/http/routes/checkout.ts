@@ -3,7 +3,11 @@ import { defineRoute } from '../route.js';
 import { isApiError } from '../../domain/errors.js';
 import { WrongExpectedRevisionError } from '../../ports/event-store.js';
 import { formatMoney } from '../../domain/money.js';
-import type { BuiltinCheckout, CheckoutSession } from '../../application/payments/builtin-checkout.js';
+import {
+  takesPayments,
+  type BuiltinCheckout,
+  type CheckoutSession,
+} from '../../application/payments/builtin-checkout.js';
 import type { OrderService } from '../../application/orders/order-service.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -20,6 +24,10 @@ function page(title: string, body: string) {
 }
 
 const Params = z.object({ session_id: z.string().min(1).max(100) });
+const NO_LIVE_PAYMENTS = page(
+  'Payment not possible here',
+  '<p>This payment link cannot take live payments. Nothing was charged; ask for another way to pay.</p>',
+);
 const html = { description: 'HTML page.', contentType: 'text/html' };
 
 /** The built-in provider's hosted checkout: a payer opens the link, then pays or declines. */
@@ -33,6 +41,7 @@ export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderS
       return page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`);
     if (deps.checkout.isExpired(session))
       return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
+    if (!takesPayments(session.environment)) return { status: 410, ...NO_LIVE_PAYMENTS };
     // The order is updated first: if we stop between the two writes, a retry finds the order paid.
     try {
       await deps.orders.operate(
@@ -74,6 +83,7 @@ export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderS
           return page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`);
         if (deps.checkout.isExpired(session))
           return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
+        if (!takesPayments(session.environment)) return { status: 410, ...NO_LIVE_PAYMENTS };
         const base = `/checkout/${encodeURIComponent(params.session_id)}`;
         return page(
           `Pay ${amountText(session)}`,
