@@ -37,8 +37,11 @@ export interface AttemptDeps {
   senderGone?: (sender: string) => boolean;
 }
 
-/** `final`: the delivery cannot succeed any more (its endpoint was deleted): it ends as failed, with this reason. */
-type Result = SendResult & { url: string; final?: string };
+/**
+ * `final`: the delivery cannot succeed any more (its endpoint was deleted): it ends as failed, with
+ * this reason. `registered`: the `created_at` of the registration the attempt went to.
+ */
+type Result = SendResult & { url: string; final?: string; registered?: string };
 
 /** Why a delivery ends when its endpoint is deleted (DELETE /v1/webhooks/endpoint, or found gone at an attempt). */
 export const ENDPOINT_DELETED_REASON = 'the webhook endpoint was deleted';
@@ -133,14 +136,15 @@ async function finish(
   result: Result,
   requestId: string | null,
 ): Promise<DeliveryState | null> {
-  // Deleted while this attempt was out (DELETE leaves deliveries with an attempt out to it): no retry
+  // Deleted while this attempt was out (DELETE leaves deliveries with an attempt out to it), even if
+  // registered anew since (a new registration is sent only what happens after it): no retry
   // follows. An endpoint store that cannot answer does not keep the outcome from being recorded.
   const owner = { partnerId: claimed.state.partner_id, environment: claimed.state.environment };
   const gone =
     !result.ok &&
     !result.final &&
     (await deps.endpoints.get(owner).then(
-      (endpoint) => endpoint === null,
+      (endpoint) => endpoint === null || (result.registered !== undefined && endpoint.created_at !== result.registered),
       () => false,
     ));
   const outcome: Result = gone ? update(result, { final: ENDPOINT_DELETED_REASON }) : result;
@@ -277,8 +281,10 @@ async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promi
   const endpoint = await deps.endpoints.get({ partnerId: state.partner_id, environment: state.environment });
   if (!endpoint)
     return update(refused(state.url, 'no webhook endpoint is registered any more'), { final: ENDPOINT_DELETED_REASON });
+  const registered = endpoint.created_at;
   const check = await checkWebhookUrl(endpoint.url, deps.urls);
-  if (!check.ok) return refused(endpoint.url, `refused before sending: ${REFUSALS[check.rule]}`);
+  if (!check.ok)
+    return extend(refused(endpoint.url, `refused before sending: ${REFUSALS[check.rule]}`), { registered });
   const body = JSON.stringify(envelope);
   const signed = webhookHeaders({
     secrets: deps.endpoints.signingSecrets(endpoint, now),
@@ -298,7 +304,7 @@ async function send(deps: AttemptDeps, loaded: LoadedDelivery, now: Date): Promi
     },
     deps.connections,
   );
-  return extend(result, { url: endpoint.url });
+  return extend(result, { url: endpoint.url, registered });
 }
 
 /** Short, fixed reasons for the delivery log: never the addresses a host name resolved to. */

@@ -216,6 +216,40 @@ function suite(env: Record<string, string> | undefined): void {
       });
     });
 
+    it('when deleted and registered anew while an attempt is out, then its failure still ends the delivery: nothing goes to the new registration', async () => {
+      const p = await ts.partner();
+      receiver = await startReceiver();
+      let release!: () => void;
+      const answered = new Promise<void>((resolve) => (release = resolve));
+      receiver.reply = () => ({ status: 500, until: answered });
+      await register(ts, p.sandbox, receiver.url);
+      const sent = (await ts.http.post('/v1/webhooks/test').set(bearer(p.sandbox)).send({})).body.data as {
+        id: string;
+      };
+      await receiver.waitFor(1);
+      expect((await ts.http.delete('/v1/webhooks/endpoint').set(bearer(p.sandbox))).body.data.failed_deliveries).toBe(
+        0,
+      );
+      ts.clock.advance(1);
+      await register(ts, p.sandbox, receiver.url);
+      release();
+      const ended = await waitFor(
+        async () => {
+          const d = (await get(p.sandbox, `/v1/webhooks/deliveries/${sent.id}`)).body.data;
+          return d.attempts.length === 1 && d.status !== 'pending' ? d : null;
+        },
+        { what: 'the attempt recorded' },
+      );
+      expect(ended).toMatchObject({
+        status: 'failed',
+        next_attempt_at: null,
+        failure_reason: 'the webhook endpoint was deleted',
+      });
+      ts.clock.advance(60 * 60_000);
+      await ts.scheduler.runDue();
+      expect(receiver.received).toHaveLength(1);
+    });
+
     it('when a scheduled attempt finds the endpoint gone (deleted meanwhile), then it ends its delivery as failed, not retried', async () => {
       const p = await ts.partner();
       receiver = await startReceiver();

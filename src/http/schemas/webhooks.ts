@@ -222,10 +222,10 @@ const EventDelivery = z
   .object({
     id: z.string().openapi({ description: 'The webhook delivery (GET /v1/webhooks/deliveries/{delivery_id}).' }),
     status: z.enum(DELIVERY_STATUSES),
-    success: z
-      .boolean()
-      .nullable()
-      .openapi({ description: 'Whether the latest attempt (scheduled or redelivery) succeeded; null before any.' }),
+    success: z.boolean().nullable().openapi({
+      description:
+        'Whether the latest attempt (scheduled or redelivery) succeeded; null before any, false for a delivery that ended before any (its endpoint deleted).',
+    }),
   })
   .nullable()
   .openapi({
