@@ -137,9 +137,14 @@ export function checkDataDir(config: Config, env: NodeJS.ProcessEnv = process.en
     const others = services.filter((s) => s.data_dir !== mine);
     if (others.length > 0 && others.length === services.length) {
       const where = others.map((s) => `${s.data_dir} (${describeService(s)})`).join(', ');
+      // With several services, which one is meant is the caller's to say: no command picks one.
+      const run =
+        others.length === 1
+          ? `Run: ${fix(others[0]!.data_dir)}`
+          : `Set DATA_DIR to the directory of the service you mean (or PORT to its port)`;
       throw new CliError(
-        `DATA_DIR is not set, so this command would use ${mine}, but the running service uses ${where}. ` +
-          `Run: ${fix(others[0]!.data_dir)}  (or, to use ${mine} anyway: ${fix(mine)}).`,
+        `DATA_DIR is not set, so this command would use ${mine}, but the running ${others.length === 1 ? 'service uses' : 'services use'} ${where}. ` +
+          `${run}  (or, to use ${mine} anyway: ${fix(mine)}).`,
       );
     }
     process.stderr.write(`DATA_DIR: ${mine} (the default; set DATA_DIR to use another directory)\n`);

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { ApiError, type ErrorDetail } from '../domain/errors.js';
 import { formatPath } from '../shared/json-path.js';
 import { ILL_FORMED, illFormedPath } from '../shared/unicode.js';
+import { POINT_PARAMETER } from './openapi/paired-query.js';
 
 /** Parses `input` or throws a 400 validation_error that names every failing parameter or field. */
 export function parseOrThrow<T>(
@@ -39,7 +40,12 @@ export function parseOrThrow<T>(
         where === 'body' ? 'is not a field of this request' : `is not a ${where} parameter of this endpoint`;
       return issue.keys.map((key) => {
         const param = named([...issue.path, key]);
-        return { param, message: sentence(param, unknown, where) };
+        // The document shows lat and lng as one `point` parameter (paired-query.ts); on the wire they are two.
+        const point = where === 'query' && param === POINT_PARAMETER && schemaAt(schema, ['lat']) !== undefined;
+        const said = point
+          ? `${unknown}: the document's point is sent as lat and lng (lat=29.3349&lng=48.0878)`
+          : unknown;
+        return { param, message: sentence(param, said, where) };
       });
     }
     const param = named(issue.path);

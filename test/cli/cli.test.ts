@@ -88,6 +88,16 @@ describe('CLI: partners and keys', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     const after = JSON.parse(cli(['keys', 'list', '--partner', partner.partner_id, '--json']).stdout);
     expect(after.find((k: { key_id: string }) => k.key_id === key.key_id).revoked_at).toBeTruthy();
     expect(cli(['keys', 'revoke', 'key_nope']).code).toBe(1);
+    // The key itself given for its id: refused with the way to its id, the key not echoed.
+    const byKey = cli(['keys', 'revoke', partner.live_key]);
+    expect(byKey.code).toBe(1);
+    expect(byKey.stderr).toContain('that is an API key, not its id: `keys list --partner <partner_id>` shows the ids');
+    expect(byKey.stderr + byKey.stdout).not.toContain(partner.live_key);
+    const keys = JSON.parse(cli(['keys', 'list', '--partner', partner.partner_id, '--json']).stdout) as Array<{
+      environment: string;
+      revoked_at: string | null;
+    }>;
+    expect(keys.find((k) => k.environment === 'live')!.revoked_at).toBeNull();
     expect(cli(['keys', 'list', '--partner', 'ptr_nope']).stderr).toContain('No partner');
   });
 

@@ -62,6 +62,27 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(fs.existsSync(path.join(elsewhere, 'data'))).toBe(false);
   });
 
+  it('when DATA_DIR is not set and several services run on other directories, then it names them all and picks none', () => {
+    const registryDir = fs.readdirSync(registry).map((d) => path.join(registry, d))[0]!;
+    // A second service as the registry sees one: this test's own (running) process.
+    const second = path.join(registryDir, `${process.pid}.json`);
+    fs.writeFileSync(
+      second,
+      JSON.stringify({ pid: process.pid, port: 1, data_dir: '/srv/second', started_at: '', proc_start: null }),
+    );
+    try {
+      const r = cli(['partners', 'list']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('but the running services use ');
+      expect(r.stderr).toContain(`${serviceDir} (pid ${service.child.pid}, port ${service.port})`);
+      expect(r.stderr).toContain(`/srv/second (pid ${process.pid}, port 1)`);
+      expect(r.stderr).toContain('Set DATA_DIR to the directory of the service you mean (or PORT to its port)');
+      expect(r.stderr).not.toContain('Run: DATA_DIR=');
+    } finally {
+      fs.rmSync(second);
+    }
+  });
+
   it('when the fix is followed, then the new key works against the running service at once', async () => {
     const r = cli(['partners', 'create', '--name', 'Guard Test', '--json'], { DATA_DIR: serviceDir });
     expect(r.code, r.stderr).toBe(0);

@@ -193,6 +193,19 @@ describe('GET /v1/stores/{store_id}', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe('expand');
   });
+
+  it("when the document's `point` parameter is sent by its name, then 400 saying it goes as lat and lng", async () => {
+    const res = await get('/v1/stores?point=29.3,48.0');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      param: 'point',
+      message:
+        "point is not a query parameter of this endpoint: the document's point is sent as lat and lng (lat=29.3349&lng=48.0878).",
+    });
+    // Where the endpoint takes no point, `point` is an unknown parameter like any other.
+    const categories = await get('/v1/categories?point=1');
+    expect(categories.body.error.message).toBe('point is not a query parameter of this endpoint.');
+  });
 });
 
 describe('GET /v1/stores/{store_id}/menu and /items/{item_id}', () => {

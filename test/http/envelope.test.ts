@@ -66,6 +66,21 @@ describe('error envelope and request ids', () => {
     expectEnvelope(res, 'unsupported_media_type');
   });
 
+  it.each(['utf8', 'latin1', 'utf-16le'])(
+    'when the JSON comes with charset=%s, then 415 naming it and the fix',
+    async (charset) => {
+      const res = await t.http
+        .post('/v1/promo-codes/validate')
+        .set(bearer(p.live))
+        .set('Content-Type', `application/json; charset=${charset}`)
+        .send(Buffer.from('{}'));
+      expect(res.status).toBe(415);
+      expect(res.body.error.message).toBe(
+        `charset=${charset} is not accepted: send the JSON in UTF-8 with charset=utf-8, or no charset.`,
+      );
+    },
+  );
+
   it('when the caller sends a safe X-Request-Id, then it is echoed as X-Client-Request-Id beside our own; an unsafe one is dropped', async () => {
     const kept = await t.http.get('/v1/ping').set(bearer(p.live)).set('X-Request-Id', 'partner-trace-12345');
     expect(kept.headers['x-request-id']).toMatch(/^req_/);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { PartnerAdmin } from '../../application/partners.js';
+import { environmentOfKey, PartnerAdmin } from '../../application/partners.js';
 import { systemClock } from '../../shared/clock.js';
 import { CliError, printJson, printTable, withStores } from '../context.js';
 import { parseEnvironment, parsePositiveInt, parseScopes } from '../options.js';
@@ -86,6 +86,11 @@ export function registerKeyCommands(program: Command): void {
     .action(async (keyId: string) => {
       await withStores(async (stores) => {
         const admin = new PartnerAdmin(stores.partners, systemClock, 0);
+        // A key given for its id: said without echoing it (the terminal's history, a CI log).
+        if (environmentOfKey(keyId))
+          throw new CliError(
+            'that is an API key, not its id: `keys list --partner <partner_id>` shows the ids (key_…) to revoke',
+          );
         if (!(await admin.revokeKey(keyId))) throw new CliError(`No key with id ${keyId}`);
         process.stdout.write(`Revoked ${keyId}\n`);
       });

@@ -63,7 +63,7 @@ class Api {
       if (this.signal.aborted) throw err;
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new CliError(
-        `cannot reach the service at ${this.base} (${cause?.code ?? cause?.message ?? (err as Error).message}).`,
+        `cannot reach the service at ${this.base} (${cause?.code ?? cause?.message ?? (err as Error).message}): is it running there? Give its address with --base-url (or set PORT).`,
       );
     }
     const body = (await res.json().catch(() => null)) as { data?: T; error?: { code: string; message: string } } | null;
@@ -230,7 +230,11 @@ export function registerListenCommand(program: Command): void {
       'Follow the events of a sandbox key (GET /v1/events) and forward each to a local URL, signed with a secret printed at start',
     )
     .option('--key <key>', 'sandbox API key (svc_test_…); default SERVICE_API_KEY')
-    .option('--base-url <url>', 'the running service', `http://localhost:${process.env.PORT || 3000}`)
+    .option(
+      '--base-url <url>',
+      'the running service (localhost on PORT when PORT is set)',
+      `http://localhost:${process.env.PORT || 3000}`,
+    )
     .option('--forward-to <url>', 'POST each event here, signed like a webhook (Service-Signature)')
     .option('--events <types>', `comma-separated event types to forward (default all): ${EVENT_TYPES.join(', ')}`)
     .option('--secret <whsec>', 'sign with this secret instead of a new one per run')

@@ -83,7 +83,10 @@ export function jsonBody(limit: number) {
     verify: (_req, res, bytes, encoding) => {
       // body-parser has refused the charsets not named utf-*; none given is utf-8 (RFC 8259: JSON between systems is UTF-8).
       if (encoding !== 'utf-8')
-        throw Object.assign(new Error('Request bodies must be UTF-8 JSON.'), { type: 'charset.unsupported' });
+        throw Object.assign(new Error('Request bodies must be UTF-8 JSON.'), {
+          type: 'charset.unsupported',
+          charset: encoding,
+        });
       if (!isUtf8(bytes)) throw Object.assign(new Error('The request body is not valid UTF-8.'), { type: NOT_UTF8 });
       (res as Response).locals.receivedBytes = bytes;
     },

@@ -12,6 +12,8 @@ interface BodyParserError extends Error {
   type?: string;
   status?: number;
   limit?: number;
+  /** The refused charset (`charset.unsupported`), lower-cased. */
+  charset?: string;
   /** zlib's, when a compressed body failed to decompress: Z_DATA_ERROR, Z_BUF_ERROR (cut short), ERR__ERROR_… (brotli). */
   code?: string;
 }
@@ -34,7 +36,10 @@ function fromBodyParser(err: BodyParserError, req: Request): ApiError | null {
         `Content-Encoding ${req.headers['content-encoding'] ?? ''} is not supported: send the body as is, or with gzip, deflate or br.`,
       );
     case 'charset.unsupported':
-      return new ApiError('unsupported_media_type', 'Request bodies must be UTF-8 JSON.');
+      return new ApiError(
+        'unsupported_media_type',
+        `charset=${err.charset ?? ''} is not accepted: send the JSON in UTF-8 with charset=utf-8, or no charset.`,
+      );
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
