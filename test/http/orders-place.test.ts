@@ -110,6 +110,9 @@ describe('POST /v1/orders: placing', () => {
     const res = await post(orderBody({ ...over, promo_code: code }));
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'invalid_promo_code', param: 'promo_code', reason });
+    // The message says it in words; the field keeps the code.
+    expect(res.body.error.message).toMatch(/^The promo code cannot be applied: [a-z' ,]+\.$/);
+    expect(res.body.error.message).not.toContain(`: ${reason}.`);
   });
 
   it('when the order is for pickup, then there is no delivery fee and no address is needed', async () => {

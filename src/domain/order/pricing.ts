@@ -13,7 +13,19 @@ import { formatMoney, sum, toMajor } from '../money.js';
 import type { CatalogIndex } from '../catalog/catalog-index.js';
 import type { Item, Point, Store } from '../catalog/model.js';
 import { deliveryFee, distanceMetres, inDeliveryZone } from '../catalog/geo.js';
+import type { PromoRejection } from '../catalog/offers.js';
 import type { Fulfilment, OrderLine, Pricing } from './events.js';
+
+/** A refused code's `reason` in words, for the message (the field keeps the code). */
+const PROMO_REFUSED: Record<PromoRejection, string> = {
+  unknown_code: 'there is no such code',
+  not_yet_valid: 'it is not valid yet',
+  expired: 'it has expired',
+  wrong_store: "it is another store's code",
+  not_eligible: "the store's vertical, city or currency is not covered",
+  below_minimum: "the subtotal is below the code's minimum",
+  no_discount: 'it takes nothing off this order',
+};
 
 export interface OrderLineRequest {
   item_id: string;
@@ -66,7 +78,7 @@ export function priceOrder(catalog: CatalogIndex, req: PricingRequest, at: Date)
   const basket = { subtotal, delivery_fee };
   const { promo, applied } = catalog.orderDiscount(req.promo_code, store.id, basket, at);
   if (promo && !promo.valid) {
-    throw new ApiError('invalid_promo_code', `The promo code cannot be applied: ${promo.reason}.`, {
+    throw new ApiError('invalid_promo_code', `The promo code cannot be applied: ${PROMO_REFUSED[promo.reason]}.`, {
       param: 'promo_code',
       extra: { reason: promo.reason },
     });
