@@ -100,6 +100,8 @@ export class WebhookDeliveries {
   async redeliver(owner: EndpointOwner, deliveryId: string, requestId: string): Promise<DeliveryState> {
     const loaded = await this.deps.log.load(deliveryId);
     if (!loaded || !this.visible(owner, loaded.state)) throw notFound(deliveryId);
+    // Nowhere to send it: refused as the test event, recover and rotation are, with nothing recorded.
+    if (!(await this.deps.endpoints.get(owner))) throw notConfigured();
     return (await this.deps.scheduler.attemptNow(deliveryId, loaded.state, requestId)) ?? loaded.state;
   }
 

@@ -179,6 +179,16 @@ function suite(env: Record<string, string> | undefined): void {
       expect(events[0]).toMatchObject({ type: 'order.status_changed', delivery: null });
       expect(receiver.received).toHaveLength(1);
       expect((await ts.http.post('/v1/webhooks/test').set(bearer(p.sandbox)).send({})).status).toBe(409);
+      // A redelivery has nowhere to go either: refused the same way, no attempt recorded.
+      const redeliver = await ts.http
+        .post(`/v1/webhooks/deliveries/${retrying.id as string}/redeliver`)
+        .set(bearer(p.sandbox))
+        .send({});
+      expect(redeliver.status).toBe(409);
+      expect(redeliver.body.error.code).toBe('webhook_endpoint_not_configured');
+      expect(
+        (await get(p.sandbox, `/v1/webhooks/deliveries/${retrying.id as string}`)).body.data.attempts,
+      ).toHaveLength(1);
     });
     it('when deleted while an attempt is out, then that attempt is recorded: a success stands, a failure ends the delivery as failed', async () => {
       const p = await ts.partner();

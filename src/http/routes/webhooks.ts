@@ -194,7 +194,7 @@ export function webhookRoutes(deps: { endpoints: WebhookEndpoints; deliveries: W
       summary: 'Send a delivery again now (same event id and body, new signature)',
       description:
         'Answers once the attempt has ended, with the delivery and that attempt last in `attempts`. ' +
-        'Each redelivery answered 200 is one attempt, recorded; 409 delivery_in_progress while another attempt of the delivery is in flight.',
+        'Each redelivery answered 200 is one attempt, recorded; 409 delivery_in_progress while another attempt of the delivery is in flight, 409 webhook_endpoint_not_configured without an endpoint.',
       tags,
       scope: 'webhooks:read',
       request: { params: DeliveryIdParams, body: z.object({}).strict(), bodyOptional: true },
