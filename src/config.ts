@@ -11,7 +11,7 @@ const bool = z
  * " " as 0 (PORT=" " would listen on a random port), and take 1e3 or 0x10.
  */
 const wholeNumber = (schema: z.ZodNumber) =>
-  z.string().regex(/^\d+$/, 'must be a whole number written in digits').transform(Number).pipe(schema);
+  z.string().trim().regex(/^\d+$/, 'must be a whole number written in digits').transform(Number).pipe(schema);
 
 /** Every environment variable the service reads, with its meaning. Documented in README.md. */
 export const configSchema = z

@@ -141,7 +141,7 @@ export function checkDataDir(config: Config, env: NodeJS.ProcessEnv = process.en
       const run =
         others.length === 1
           ? `Run: ${fix(others[0]!.data_dir)}`
-          : `Set DATA_DIR to the directory of the service you mean (or PORT to its port)`;
+          : `Set DATA_DIR to the directory of the service you mean`;
       throw new CliError(
         `DATA_DIR is not set, so this command would use ${mine}, but the running ${others.length === 1 ? 'service uses' : 'services use'} ${where}. ` +
           `${run}  (or, to use ${mine} anyway: ${fix(mine)}).`,

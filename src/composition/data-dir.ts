@@ -218,14 +218,25 @@ export function backupDataDir(config: Config, dest: string): Backup {
     if (isEmpty(path.join(dir, name)))
       throw new Refusal(`${path.join(dir, name)} is missing or empty: ${dir} holds no data directory to back up.`);
   }
-  if (fs.existsSync(dest)) throw new Refusal(`${dest} already exists: a backup goes into a new directory.`);
-  fs.mkdirSync(dest, { recursive: true, mode: 0o700 });
+  // lstat: a dangling symlink is there too.
+  if (fs.lstatSync(dest, { throwIfNoEntry: false }))
+    throw new Refusal(`${dest} already exists: a backup goes into a new directory.`);
+  let made: string | undefined;
+  try {
+    made = fs.mkdirSync(dest, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new Refusal(`${dest} cannot be made (${(err as Error).message}).`);
+  }
   try {
     return copyInto(dir, dest);
   } catch (err) {
-    // Half a backup would pass for a whole one.
-    fs.rmSync(dest, { recursive: true, force: true });
-    throw err;
+    // Half a backup would pass for a whole one; the directories made for it go too.
+    fs.rmSync(made ?? dest, { recursive: true, force: true });
+    if (err instanceof Refusal) throw err;
+    const code = (err as { code?: unknown }).code;
+    throw new Refusal(
+      `the backup failed (${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}); nothing of it is kept.`,
+    );
   }
 }
 
@@ -234,9 +245,17 @@ function copyInto(dir: string, dest: string): Backup {
   const files: Backup['files'] = [];
   for (const name of [EVENTS_FILE, SERVICE_FILE]) {
     const partial = path.join(dest, `${name}.partial`);
-    withDb(new Database(path.join(dir, name), { readonly: true, fileMustExist: true, timeout: LOCK_WAIT_MS }), (db) =>
-      db.prepare('VACUUM INTO ?').run(partial),
-    );
+    const source = path.join(dir, name);
+    try {
+      withDb(new Database(source, { readonly: true, fileMustExist: true, timeout: LOCK_WAIT_MS }), (db) =>
+        db.prepare('VACUUM INTO ?').run(partial),
+      );
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      throw new Refusal(
+        `${source} could not be copied (${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}); nothing of the backup is kept.`,
+      );
+    }
     withDb(new Database(partial, { readonly: true, fileMustExist: true }), (copy) => {
       quickCheck(copy, partial);
       if (name === EVENTS_FILE) events = copy.prepare('SELECT count(*) FROM events').pluck().get() as number;
@@ -417,7 +436,7 @@ interface SealedEndpoint extends ResealedEndpoint {
 function logLost(file: string, lived: string[]): Refusal {
   return new IdentityRefusal(
     `${file} is missing or empty, but this data directory has been in use (${lived.join('; ')}): starting would serve no orders and forget ` +
-      `every idempotency key. Restore events.db (with events.db-wal) from a backup of DATA_DIR; if the event log is lost for good, run ${ADOPT} to start over with an empty log.`,
+      `every idempotency key. Restore events.db from a backup of DATA_DIR (the CLI command data-dir backup makes one), deleting any events.db-wal and events.db-shm left; if the event log is lost for good, run ${ADOPT} to start over with an empty log.`,
   );
 }
 
@@ -438,7 +457,7 @@ function mismatch(file: string, logId: string, serviceId: string): Refusal {
 function serviceLost(file: string, logId: string | null): Refusal {
   return new IdentityRefusal(
     `${file} is missing or empty, but events.db holds the event log of ${logId ? `data directory ${logId}` : 'this directory'}: starting would serve ` +
-      `no partners, keys, catalog or webhook endpoints. Restore service.db (with service.db-wal) from a backup of DATA_DIR; to keep the log with an empty service.db, run ${ADOPT}.`,
+      `no partners, keys, catalog or webhook endpoints. Restore service.db from a backup of DATA_DIR, deleting any service.db-wal and service.db-shm left; to keep the log with an empty service.db, run ${ADOPT}.`,
   );
 }
 
@@ -446,7 +465,7 @@ function corrupted(file: string, detail: string): Refusal {
   // quick_check reports on several lines; a refusal is one.
   const what = detail.replace(/\s*\n\s*/g, ' ');
   return new Refusal(
-    `${file} is damaged (SQLite: ${what}). Stop every process using DATA_DIR and restore ${path.basename(file)} (with its -wal file) from a backup of DATA_DIR.`,
+    `${file} is damaged (SQLite: ${what}). Stop every process using DATA_DIR and restore ${path.basename(file)} from a backup of DATA_DIR, deleting its -wal and -shm files.`,
   );
 }
 

@@ -137,8 +137,9 @@ async function finish(
   requestId: string | null,
 ): Promise<DeliveryState | null> {
   // Deleted while this attempt was out (DELETE leaves deliveries with an attempt out to it), even if
-  // registered anew since (a new registration is sent only what happens after it): no retry
-  // follows. An endpoint store that cannot answer does not keep the outcome from being recorded.
+  // registered anew since (a new registration gets no scheduled retry of an attempt made to the one
+  // deleted; a redelivery asked for sends to it): no retry follows. An endpoint store that cannot
+  // answer does not keep the outcome from being recorded.
   const owner = { partnerId: claimed.state.partner_id, environment: claimed.state.environment };
   const gone =
     !result.ok &&

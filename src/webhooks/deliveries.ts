@@ -264,6 +264,8 @@ export class WebhookDeliveries {
     try {
       const latest = (await this.deps.log.load(deliveryId))?.state.attempts.at(-1);
       if (latest && latest.error === null) return;
+      // Deleted since the recovery began: the rest has nowhere to go (and nothing is recorded).
+      if (!(await this.deps.endpoints.get(owner))) return;
       await this.deps.scheduler.attemptNow(deliveryId, d, requestId);
     } catch (err) {
       if (isApiError(err) && err.code === 'delivery_in_progress') return;

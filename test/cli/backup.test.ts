@@ -85,6 +85,20 @@ describe('data-dir backup', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     }
   });
 
+  it('when a database cannot be copied, then one line says so and nothing is left, not even the directories made for it', async () => {
+    const broken = path.join(root, 'broken');
+    fs.mkdirSync(broken);
+    for (const name of ['events.db', 'service.db'])
+      fs.writeFileSync(path.join(broken, name), 'not a database '.repeat(100));
+    const dest = path.join(root, 'made-for-it', 'of-broken');
+    const r = await runCliAsync(broken, ['data-dir', 'backup', dest]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `error: ${path.join(broken, 'events.db')} could not be copied (SQLITE_NOTADB: file is not a database); nothing of the backup is kept.\n`,
+    );
+    expect(fs.existsSync(path.join(root, 'made-for-it'))).toBe(false);
+  });
+
   it('when the backup directory already exists, then it refuses and writes nothing there', async () => {
     const dest = path.join(root, 'backups', 'taken');
     fs.mkdirSync(dest, { recursive: true });

@@ -76,7 +76,7 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       expect(r.stderr).toContain('but the running services use ');
       expect(r.stderr).toContain(`${serviceDir} (pid ${service.child.pid}, port ${service.port})`);
       expect(r.stderr).toContain(`/srv/second (pid ${process.pid}, port 1)`);
-      expect(r.stderr).toContain('Set DATA_DIR to the directory of the service you mean (or PORT to its port)');
+      expect(r.stderr).toContain('Set DATA_DIR to the directory of the service you mean  (or, to use ');
       expect(r.stderr).not.toContain('Run: DATA_DIR=');
     } finally {
       fs.rmSync(second);

@@ -384,14 +384,18 @@ describe('console forms with Expect: 100-continue', () => {
   });
 
   /** Sends the login's headers, and `body` only once the server answers 100 Continue; everything it wrote. */
-  const login = (body: string, length = Buffer.byteLength(body)) =>
+  const login = (
+    body: string,
+    length = Buffer.byteLength(body),
+    extra = 'Expect: 100-continue\r\nConnection: close\r\n',
+  ) =>
     new Promise<string>((resolve) => {
       const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
       let text = '';
       socket.on('connect', () =>
         socket.write(
           'POST /console/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n' +
-            `Content-Length: ${length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+            `Content-Length: ${length}\r\n${extra}\r\n`,
         ),
       );
       socket.on('data', (d) => {
@@ -413,6 +417,12 @@ describe('console forms with Expect: 100-continue', () => {
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(text).not.toContain('100 Continue');
     expect(text).toContain('The request body exceeds the limit of 8192 bytes.');
+  });
+
+  it('when a form is declared over 8 KB without the expectation, then 413 at once and the connection closed, the rest unread', async () => {
+    const text = await login('token=x', 100_000, '');
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).toContain('connection: close');
   });
 });
 

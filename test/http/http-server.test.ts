@@ -441,6 +441,8 @@ describe('the limits in production', () => {
     const smallest = DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs + KEEP_ALIVE_MARGIN_MS;
     expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: String(smallest) }).HTTP_REQUEST_TIMEOUT_MS).toBe(smallest);
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: String(smallest - 1) })).toThrow(ConfigError);
+    // Whitespace around a number is no part of it (a .env file written on Windows ends lines with \r).
+    expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: ` ${smallest}\r` }).HTTP_REQUEST_TIMEOUT_MS).toBe(smallest);
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '1500' })).toThrow(
       /HTTP_REQUEST_TIMEOUT_MS must be at least 6000/,
     );

@@ -466,6 +466,35 @@ function suite(env: Record<string, string> | undefined): void {
       expect(new Set(ids).size).toBe(4);
     });
 
+    it('when the endpoint is deleted while a recovery is redelivering, then what it had not sent yet is left alone, no attempt recorded', async () => {
+      const p = await ts.partner();
+      receiver = await startReceiver();
+      let failing = true;
+      let release!: () => void;
+      const answered = new Promise<void>((resolve) => (release = resolve));
+      receiver.reply = () => (failing ? { status: 503 } : { status: 200, until: answered });
+      await register(ts, p.sandbox, receiver.url);
+      const since = ts.clock.now().toISOString();
+      for (const id of [await placeOrder(p.sandbox), await placeOrder(p.sandbox)]) await advance(p.sandbox, id, 1);
+      await receiver.waitFor(4);
+      await eventsOnceThere(p.sandbox, 4, '&delivery_success=false');
+
+      failing = false;
+      expect((await ts.http.post('/v1/webhooks/recover').set(bearer(p.sandbox)).send({ since })).body.data.queued).toBe(
+        4,
+      );
+      await receiver.waitFor(6); // the first redelivery of each order is out; each order's second waits behind it
+      expect((await ts.http.delete('/v1/webhooks/endpoint').set(bearer(p.sandbox))).status).toBe(200);
+      release();
+      await ts.service.webhooks.deliveries.recoveriesSettled();
+      expect(receiver.received).toHaveLength(6);
+      const deliveries = (await get(p.sandbox, '/v1/webhooks/deliveries?limit=100')).body.data as Array<{
+        attempts: Array<{ trigger: string; error: string | null }>;
+      }>;
+      const attempts = deliveries.map((d) => d.attempts.map((a) => a.trigger)).sort();
+      expect(attempts).toEqual([['schedule'], ['schedule'], ['schedule', 'redelivery'], ['schedule', 'redelivery']]);
+    });
+
     it('when since is older than 30 days or in the future, or no endpoint is registered, then it is refused', async () => {
       const p = await ts.partner();
       const recover = (since: string) => ts.http.post('/v1/webhooks/recover').set(bearer(p.sandbox)).send({ since });

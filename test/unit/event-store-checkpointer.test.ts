@@ -59,6 +59,40 @@ describe('WalCheckpointer', () => {
     db.close();
   });
 
+  it('when a reader keeps its snapshot (a backup), then a restart gives up soon and writers are not held back', async () => {
+    const { file, db } = walDatabase();
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    for (let i = 0; i < 40; i++) insert.run(`row ${i}`);
+    const reader = new Database(file);
+    reader.prepare('BEGIN').run();
+    reader.prepare('SELECT count(*) FROM t').get(); // the snapshot is taken here, and kept
+    const checkpointer = new WalCheckpointer(file, {
+      intervalMs: 60_000,
+      restartFrames: 20,
+      onError: (err) => {
+        throw err;
+      },
+    });
+    // Writes go on while the restart is pending: each may wait a second for the write lock, far
+    // longer than the restart may hold it (a restart waiting out the reader held it for 5 s).
+    db.pragma('busy_timeout = 1000');
+    let pending = true;
+    const restart = checkpointer.checkpointNow().finally(() => (pending = false));
+    let written = 0;
+    while (pending) {
+      insert.run(`during ${written++}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const result = await restart;
+    expect(result.busy).toBe(1);
+    expect(written).toBeGreaterThan(0);
+    reader.prepare('COMMIT').run();
+    expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 40 + written });
+    await checkpointer.close();
+    reader.close();
+    db.close();
+  });
+
   it("when the file cannot be checkpointed, then the error is reported (the store then goes back to SQLite's own checkpoints)", async () => {
     const file = join(dir, 'not-a-database.db');
     writeFileSync(file, 'this is not a SQLite database, it is text long enough to have a header'.repeat(20));

@@ -10,6 +10,10 @@ export interface CheckpointResult {
 
 /** 16,384 frames of 4 KB: the log is kept to about 64 MB, reused from the top once restarted. */
 const DEFAULT_RESTART_FRAMES = 16_384;
+/** Longest a RESTART holds writers back waiting for readers; the service's own reads take far less. */
+const RESTART_WAIT_MS = 100;
+/** After a RESTART a reader refused: the next one is tried this much later. */
+const RESTART_BACKOFF_MS = 5_000;
 
 // CommonJS, evaluated in the worker: runs from src (tests) and dist alike, with no file to locate.
 const WORKER_SOURCE = `
@@ -17,6 +21,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const message = (err) => String((err && err.message) || err);
 let db;
+let restartAfter = 0;
 const checkpoint = () => {
   try {
     db = db || open();
@@ -24,7 +29,18 @@ const checkpoint = () => {
     // Under steady writes a PASSIVE checkpoint never catches up with the head, so the log is never
     // restarted and grows without end; past restartFrames, RESTART makes the next writer begin it
     // again from the top (it holds new writers back for the last frames and the sync).
-    return passive.log >= workerData.restartFrames ? db.pragma('wal_checkpoint(RESTART)')[0] : passive;
+    if (passive.log < workerData.restartFrames || Date.now() < restartAfter) return passive;
+    // RESTART also holds new writers back while it waits for every reader to leave the log. A
+    // reader that stays (a backup's snapshot, for minutes) must not stop the writes: it waits
+    // briefly, and after a refusal does not try again for a while (the log grows meanwhile).
+    db.pragma('busy_timeout = ' + workerData.restartWaitMs);
+    try {
+      const restarted = db.pragma('wal_checkpoint(RESTART)')[0];
+      if (restarted.busy) restartAfter = Date.now() + workerData.restartBackoffMs;
+      return restarted;
+    } finally {
+      db.pragma('busy_timeout = 5000');
+    }
   } catch (err) {
     return { error: message(err) };
   }
@@ -76,6 +92,8 @@ export class WalCheckpointer {
       driver,
       intervalMs: options.intervalMs ?? 200,
       restartFrames: options.restartFrames ?? DEFAULT_RESTART_FRAMES,
+      restartWaitMs: RESTART_WAIT_MS,
+      restartBackoffMs: RESTART_BACKOFF_MS,
     };
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
     this.worker.unref(); // never what keeps a process alive

@@ -14,7 +14,7 @@ import { pageContentSecurityPolicy } from '../content-security-policy.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WebhookDeliveries } from '../../webhooks/deliveries.js';
 import type { AuthThrottle } from '../middleware/auth.js';
-import { beforeReading } from '../middleware/body.js';
+import { beforeReading, carriesBody } from '../middleware/body.js';
 import { CONSOLE_ASSETS, MERMAID } from './assets.js';
 import { sameSecret } from '../../shared/secrets.js';
 import { ConsoleSessions, type ConsoleSession } from './sessions.js';
@@ -62,9 +62,9 @@ const NOTICES: Record<string, string> = {
   'audit-running': 'An audit is already running: no second one was started; its result appears below when it ends.',
 };
 
-/** Recent orders shown a page at a time. */
 /** The largest form the console reads (a login, an action with its CSRF token). */
 const FORM_LIMIT_BYTES = 8 * 1024;
+/** Recent orders shown a page at a time. */
 const RECENT_PAGE = 50;
 /** An order's webhook deliveries shown a page at a time (a partner can make hundreds). */
 const DELIVERIES_PAGE = 50;
@@ -592,8 +592,10 @@ export function consoleRouter(
       ),
   );
   // Errors answer as pages, never the API's JSON envelope: an ApiError says what went wrong.
-  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const csrf = (res.locals.console as ConsoleSession | undefined)?.csrf;
+    // Refused with a body still to come (over the form limit): not read, so not kept alive.
+    if (carriesBody(req) && !req.complete) res.setHeader('Connection', 'close');
     if (isApiError(err)) return void send(res, err.status, errorPage('Not done', err.message, csrf));
     const status = (err as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500)
