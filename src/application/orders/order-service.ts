@@ -291,6 +291,11 @@ export class OrderService {
     return (await this.orders.load(orderId)).state.order;
   }
 
+  /** Whether the order would take a card payment now (a payment link's page asks). */
+  async awaitsPayment(orderId: string): Promise<boolean> {
+    return awaitsPayment((await this.orders.load(orderId)).state);
+  }
+
   private async partnerCommand(ctx: PartnerContext, orderId: string, command: OrderCommand): Promise<OrderResult> {
     const handled = await this.orders.handle(orderId, ctx, this.now, (state, now) => {
       ownedBy(ctx, state, orderId);

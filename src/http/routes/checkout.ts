@@ -84,6 +84,15 @@ export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderS
         if (deps.checkout.isExpired(session))
           return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
         if (!takesPayments(session.environment)) return { status: 410, ...NO_LIVE_PAYMENTS };
+        // Paid through another link, or no longer open: nothing to pay here (paying would be refused).
+        if (!(await deps.orders.awaitsPayment(session.order_id)))
+          return {
+            status: 410,
+            ...page(
+              'No payment needed',
+              '<p>This order needs no payment any more: it was paid, or is no longer open.</p>',
+            ),
+          };
         const base = `/checkout/${encodeURIComponent(params.session_id)}`;
         return page(
           `Pay ${amountText(session)}`,
