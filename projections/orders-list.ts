@@ -16,6 +16,8 @@ export interface OrderListEntry {
   updated_at: string;
   /** Each public status the order entered, in order of occurrence (GET /v1/orders/{id}/tracking). */
   timeline: Array<{ status: string; at: string }>;
+  /** When the current rider was assigned: positions recorded before it were another rider's. */
+  rider_since?: string | null;
   order: OrderView;
 }
 
@@ -42,6 +44,11 @@ export const ordersList: Projection<OrderListEntry> = {
     // Events that change no status (payment, rider assignment) add no entry.
     const timeline = [...(doc?.timeline ?? [])];
     for (const step of steps) if (timeline[timeline.length - 1]?.status !== step.status) timeline.push(step);
+    let riderSince = doc?.rider_since ?? null;
+    for (const e of events) {
+      const at = (e.data as { at?: unknown }).at;
+      if (e.type === 'RiderAssigned' && typeof at === 'string') riderSince = at;
+    }
     const entry: OrderListEntry = {
       id: order.order_id,
       partner_id: order.partner_id,
@@ -52,6 +59,7 @@ export const ordersList: Projection<OrderListEntry> = {
       created_at: order.created_at,
       updated_at: order.updated_at,
       timeline,
+      rider_since: riderSince,
       order,
     };
     return { doc: entry, absorbed: events };

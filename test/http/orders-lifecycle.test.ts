@@ -260,6 +260,10 @@ describe('card payments through the built-in checkout', () => {
     expect((await t.http.post(`/v1/orders/${await place(p.live)}/payment`).set(bearer(p.live))).body.error.code).toBe(
       'payment_not_required',
     );
+    // Accepting it first is refused, saying how a live card order gets paid (no link).
+    const accept = await ops(id, 'accept');
+    expect(accept.body.error.code).toBe('payment_pending');
+    expect(accept.body.error.message).toContain(`with the operations API's pay (POST /internal/orders/${id}/pay)`);
     expect((await ops(id, 'pay')).body.data.payment.status).toBe('paid');
     const paid = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.live));
     expect(paid.status).toBe(409);
@@ -348,6 +352,21 @@ describe('live operations (/internal)', () => {
     const delivered = await ops(id, 'deliver');
     expect(delivered.body.data.status).toBe('delivered');
     expect(delivered.body.data.payment.status).toBe('paid');
+  });
+
+  it('when the rider is replaced, then tracking shows no position until the new rider reports one', async () => {
+    const id = await place(p.live);
+    for (const action of ['accept', 'start']) expect((await ops(id, action)).status).toBe(200);
+    const track = async () => (await t.http.get(`/v1/orders/${id}/tracking`).set(bearer(p.live))).body.data.rider;
+    expect((await ops(id, 'assign-rider', { name: 'Ali', phone: '+96551112222', vehicle: 'car' })).status).toBe(200);
+    expect((await ops(id, 'rider-location', { lat: 29.34, lng: 48.08 })).status).toBe(200);
+    expect((await track()).location).toMatchObject({ lat: 29.34, lng: 48.08 });
+    t.clock.advance(1_000);
+    expect((await ops(id, 'assign-rider', { name: 'Zed', phone: '+96551112229', vehicle: 'car' })).status).toBe(200);
+    expect(await track()).toMatchObject({ name: 'Zed', location: null });
+    t.clock.advance(1_000);
+    expect((await ops(id, 'rider-location', { lat: 29.336, lng: 48.081 })).status).toBe(200);
+    expect((await track()).location).toMatchObject({ lat: 29.336, lng: 48.081 });
   });
 
   it('when a live pickup order is collected, then it is completed', async () => {

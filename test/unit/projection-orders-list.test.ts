@@ -57,6 +57,9 @@ describe('orders-list projection', () => {
       expect(stored.doc).toEqual({
         id: order.order_id,
         timeline: expect.any(Array),
+        // When the rider (if any) was assigned: its RiderAssigned's time.
+        rider_since:
+          (events.findLast((e) => e.type === 'RiderAssigned')?.data as { at?: string } | undefined)?.at ?? null,
         partner_id: order.partner_id,
         environment: order.environment,
         reference: order.reference,

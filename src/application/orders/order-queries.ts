@@ -71,7 +71,9 @@ export class OrderQueries {
       throw new ApiError('order_not_found', `No order with id ${orderId}.`, { param: 'order_id' });
     }
     const { order } = doc;
-    const location = position?.doc.location ?? null;
+    // A position from before this rider was assigned is the previous rider's (reassigned).
+    const recorded = position?.doc.location ?? null;
+    const location = recorded && (!doc.rider_since || recorded.updated_at >= doc.rider_since) ? recorded : null;
     const now = this.deps.clock.now().getTime();
     const rider =
       order.rider && RIDER_VISIBLE.has(order.status)

@@ -220,7 +220,7 @@ function paymentPending(order: OrderView): ApiError {
   const how =
     order.environment === 'sandbox'
       ? `pay it with POST /v1/sandbox/orders/${order.order_id}/simulate and {"action": "payment_succeeded"}, or through its payment link (POST /v1/orders/${order.order_id}/payment)`
-      : `the customer pays through its payment link (POST /v1/orders/${order.order_id}/payment)`;
+      : `the payment provider's outcome is recorded with the operations API's pay (POST /internal/orders/${order.order_id}/pay)`;
   return new ApiError(
     'payment_pending',
     `The card payment has not succeeded yet (payment status ${order.payment_status}); the order cannot be confirmed until it is paid: ${how}.`,
