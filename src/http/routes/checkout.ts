@@ -74,7 +74,7 @@ export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderS
       tags: ['Checkout'],
       auth: 'public',
       request: { params: Params },
-      responses: { 200: html, 404: html, 410: html },
+      responses: { 200: html, 404: html, 409: html, 410: html },
       handler: async ({ params }) => {
         const session = await deps.checkout.session(params.session_id);
         if (!session)
@@ -87,7 +87,7 @@ export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderS
         // Paid through another link, or no longer open: nothing to pay here (paying would be refused).
         if (!(await deps.orders.awaitsPayment(session.order_id)))
           return {
-            status: 410,
+            status: 409,
             ...page(
               'No payment needed',
               '<p>This order needs no payment any more: it was paid, or is no longer open.</p>',
