@@ -438,7 +438,11 @@ function suite(env: Record<string, string> | undefined): void {
       }
     });
 
-    it('when recover is called again while the first is still redelivering, then no event is sent twice', async () => {
+    /**
+     * Four failed deliveries (two orders, two events each), then a recovery of them, once the first
+     * redelivery of each order is out and held until `release()`.
+     */
+    async function recoveryUnderWay() {
       const p = await ts.partner();
       receiver = await startReceiver();
       let failing = true;
@@ -454,7 +458,12 @@ function suite(env: Record<string, string> | undefined): void {
       failing = false;
       const recover = () => ts.http.post('/v1/webhooks/recover').set(bearer(p.sandbox)).send({ since });
       expect((await recover()).body.data.queued).toBe(4);
-      await receiver.waitFor(6); // the first redelivery of each order is out, waiting for its answer
+      await receiver.waitFor(6);
+      return { p, recover, release };
+    }
+
+    it('when recover is called again while the first is still redelivering, then no event is sent twice', async () => {
+      const { recover, release } = await recoveryUnderWay();
       expect((await recover()).body.data.queued).toBe(0);
       release();
       await ts.service.webhooks.deliveries.recoveriesSettled();
@@ -467,23 +476,8 @@ function suite(env: Record<string, string> | undefined): void {
     });
 
     it('when the endpoint is deleted while a recovery is redelivering, then what it had not sent yet is left alone, no attempt recorded', async () => {
-      const p = await ts.partner();
-      receiver = await startReceiver();
-      let failing = true;
-      let release!: () => void;
-      const answered = new Promise<void>((resolve) => (release = resolve));
-      receiver.reply = () => (failing ? { status: 503 } : { status: 200, until: answered });
-      await register(ts, p.sandbox, receiver.url);
-      const since = ts.clock.now().toISOString();
-      for (const id of [await placeOrder(p.sandbox), await placeOrder(p.sandbox)]) await advance(p.sandbox, id, 1);
-      await receiver.waitFor(4);
-      await eventsOnceThere(p.sandbox, 4, '&delivery_success=false');
-
-      failing = false;
-      expect((await ts.http.post('/v1/webhooks/recover').set(bearer(p.sandbox)).send({ since })).body.data.queued).toBe(
-        4,
-      );
-      await receiver.waitFor(6); // the first redelivery of each order is out; each order's second waits behind it
+      const { p, release } = await recoveryUnderWay();
+      // Each order's second redelivery waits behind its first.
       expect((await ts.http.delete('/v1/webhooks/endpoint').set(bearer(p.sandbox))).status).toBe(200);
       release();
       await ts.service.webhooks.deliveries.recoveriesSettled();
