@@ -12,6 +12,9 @@ import type { OrderService } from '../../application/orders/order-service.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** A checkout page, with the status it is answered with when not 200. */
+type Page = ReturnType<typeof page> & { status?: number };
+
 function page(title: string, body: string) {
   return {
     raw: {
@@ -34,14 +37,27 @@ const html = { description: 'HTML page.', contentType: 'text/html' };
 export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderService }) {
   const amountText = (s: CheckoutSession) => formatMoney(s.amount, s.currency);
 
-  const complete = async (sessionId: string, outcome: 'paid' | 'failed') => {
+  /** The session a link opens, or the page refusing it: unknown, used, expired, or live. */
+  const opened = async (sessionId: string): Promise<{ session: CheckoutSession } | { refusal: Page }> => {
     const session = await deps.checkout.session(sessionId);
-    if (!session) return { status: 404, ...page('Payment link not found', '<p>This payment link does not exist.</p>') };
+    if (!session)
+      return {
+        refusal: { status: 404, ...page('Payment link not found', '<p>This payment link does not exist.</p>') },
+      };
     if (session.outcome)
-      return page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`);
+      return {
+        refusal: page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`),
+      };
     if (deps.checkout.isExpired(session))
-      return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
-    if (!takesPayments(session.environment)) return { status: 410, ...NO_LIVE_PAYMENTS };
+      return { refusal: { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') } };
+    if (!takesPayments(session.environment)) return { refusal: { status: 410, ...NO_LIVE_PAYMENTS } };
+    return { session };
+  };
+
+  const complete = async (sessionId: string, outcome: 'paid' | 'failed') => {
+    const link = await opened(sessionId);
+    if ('refusal' in link) return link.refusal;
+    const { session } = link;
     // The order is updated first: if we stop between the two writes, a retry finds the order paid.
     try {
       await deps.orders.operate(
@@ -76,14 +92,9 @@ export function checkoutRoutes(deps: { checkout: BuiltinCheckout; orders: OrderS
       request: { params: Params },
       responses: { 200: html, 404: html, 409: html, 410: html },
       handler: async ({ params }) => {
-        const session = await deps.checkout.session(params.session_id);
-        if (!session)
-          return { status: 404, ...page('Payment link not found', '<p>This payment link does not exist.</p>') };
-        if (session.outcome)
-          return page('Already done', `<p>This payment link was already used (${esc(session.outcome)}).</p>`);
-        if (deps.checkout.isExpired(session))
-          return { status: 410, ...page('Link expired', '<p>Ask for a new payment link.</p>') };
-        if (!takesPayments(session.environment)) return { status: 410, ...NO_LIVE_PAYMENTS };
+        const link = await opened(params.session_id);
+        if ('refusal' in link) return link.refusal;
+        const { session } = link;
         // Paid through another link, or no longer open: nothing to pay here (paying would be refused).
         if (!(await deps.orders.awaitsPayment(session.order_id)))
           return {
