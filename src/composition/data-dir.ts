@@ -96,10 +96,17 @@ function usable(what: string, check: () => void): void {
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (typeof code !== 'string' || !ACCESS_FAULTS.has(code)) throw err;
-    const message = (err as Error).message;
-    const cause = message.startsWith(code) ? message : `${code}: ${message}`;
-    throw new Refusal(`${what} cannot be used (${cause}): DATA_DIR must be a directory this user can read and write.`);
+    throw new Refusal(
+      `${what} cannot be used (${failureText(err)}): DATA_DIR must be a directory this user can read and write.`,
+    );
   }
+}
+
+/** An error in one line: its code, then its message (a Node error's message starts with its code). */
+function failureText(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
 }
 
 export interface EmbeddedFiles {
@@ -233,10 +240,7 @@ export function backupDataDir(config: Config, dest: string): Backup {
     // Half a backup would pass for a whole one; the directories made for it go too.
     fs.rmSync(made ?? dest, { recursive: true, force: true });
     if (err instanceof Refusal) throw err;
-    const code = (err as { code?: unknown }).code;
-    throw new Refusal(
-      `the backup failed (${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}); nothing of it is kept.`,
-    );
+    throw new Refusal(`the backup failed (${failureText(err)}); nothing of it is kept.`);
   }
 }
 
@@ -251,10 +255,7 @@ function copyInto(dir: string, dest: string): Backup {
         db.prepare('VACUUM INTO ?').run(partial),
       );
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      throw new Refusal(
-        `${source} could not be copied (${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}); nothing of the backup is kept.`,
-      );
+      throw new Refusal(`${source} could not be copied (${failureText(err)}); nothing of the backup is kept.`);
     }
     withDb(new Database(partial, { readonly: true, fileMustExist: true }), (copy) => {
       quickCheck(copy, partial);
