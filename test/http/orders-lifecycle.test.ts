@@ -200,10 +200,12 @@ describe('card payments through the built-in checkout', () => {
     const path = new URL(a.body.data.url).pathname;
     const page = await t.http.get(path);
     expect(page.status).toBe(200);
+    expectCheckoutPageHeaders(page);
     // Amounts with the currency's decimals (as everywhere the service shows money to a person).
     expect(page.text).toContain(`Pay ${(a.body.data.amount as number).toFixed(3)} KWD`);
     const paid = await t.http.post(`${path}/pay`);
     expect(paid.status).toBe(200);
+    expectCheckoutPageHeaders(paid);
     expect((await get(id)).body.data.payment.status).toBe('paid');
     expect((await t.http.post(`${path}/pay`)).text).toContain('already used');
     // The other link, unused, has nothing left to pay: its page says so instead of offering Pay.
@@ -330,9 +332,21 @@ describe('card payments through the built-in checkout', () => {
     const res = await t.http.post(`/v1/orders/${id}/payment`).set(bearer(p.sandbox));
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('payment_not_required');
-    expect((await t.http.get('/checkout/cs_doesnotexist00000000000000')).status).toBe(404);
+    const unknown = await t.http.get('/checkout/cs_doesnotexist00000000000000');
+    expect(unknown.status).toBe(404);
+    expectCheckoutPageHeaders(unknown);
   });
 });
+
+/** A payment link is a capability: its pages are never framed, cached or passed on in a Referer. */
+function expectCheckoutPageHeaders(res: { headers: Record<string, string> }) {
+  expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  expect(res.headers['content-security-policy']).toContain("form-action 'self'");
+  expect(res.headers['x-frame-options']).toBe('DENY');
+  expect(res.headers['x-content-type-options']).toBe('nosniff');
+  expect(res.headers['referrer-policy']).toBe('no-referrer');
+  expect(res.headers['cache-control']).toBe('no-store');
+}
 
 describe('live operations (/internal)', () => {
   it('when the restaurant and rider act, then a live delivery order reaches delivered and cash becomes paid', async () => {

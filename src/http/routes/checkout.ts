@@ -3,6 +3,7 @@ import { defineRoute } from '../route.js';
 import { isApiError } from '../../domain/errors.js';
 import { WrongExpectedRevisionError } from '../../ports/event-store.js';
 import { formatMoney } from '../../domain/money.js';
+import { pageContentSecurityPolicy } from '../content-security-policy.js';
 import {
   takesPayments,
   type BuiltinCheckout,
@@ -15,8 +16,21 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 /** A checkout page, with the status it is answered with when not 200. */
 type Page = ReturnType<typeof page> & { status?: number };
 
+/**
+ * The link is the capability to pay: never framed (a page of another site could overlay its Pay
+ * button), never kept by a shared cache, never sent on in a Referer.
+ */
+const PAGE_HEADERS = {
+  'Content-Security-Policy': pageContentSecurityPolicy({ formAction: "'self'" }),
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
 function page(title: string, body: string) {
   return {
+    headers: PAGE_HEADERS,
     raw: {
       contentType: 'text/html; charset=utf-8',
       body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(title)}</title>
