@@ -124,6 +124,8 @@ describe('listen', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it('when --events names some types, then only those are forwarded, to the URL exactly as given', async () => {
+    // The secret the README's walkthrough forwards with: it must be one listen takes.
+    const README_SECRET = /--secret (whsec_\S+)/.exec(fs.readFileSync('README.md', 'utf8'))![1]!;
     const start = receiver.received.length;
     const paths: Array<string | undefined> = [];
     receiver.reply = (_n, req) => (paths.push(req.url), { status: 200 });
@@ -137,19 +139,17 @@ describe('listen', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       '--events',
       'order.created',
       '--secret',
-      'whsec_listenTestSecret0123456789',
+      README_SECRET,
       '--poll-interval',
       '200',
     ]);
-    await waitFor(() => listen.stdout().includes('whsec_listenTestSecret0123456789'));
+    await waitFor(() => listen.stdout().includes(README_SECRET));
     const placed = await api('POST', '/v1/orders', orderBody());
     expect((await api('POST', `/v1/sandbox/orders/${placed.body.data.id}/advance`, {})).status).toBe(200);
     const [r] = (await receiver.waitFor(start + 1, 60_000)).slice(start);
     expect(r!.event).toMatchObject({ type: 'order.created', data: { order: { id: placed.body.data.id } } });
     const header = r!.headers['service-signature'] as string;
-    expect(
-      verifySignature({ header, body: r!.body, secret: 'whsec_listenTestSecret0123456789', now: new Date() }).ok,
-    ).toBe(true);
+    expect(verifySignature({ header, body: r!.body, secret: README_SECRET, now: new Date() }).ok).toBe(true);
     // The status change after it is listed by the API but not forwarded: the next order's creation,
     // listed after it, arrives with nothing in between.
     await waitFor(async () => {
