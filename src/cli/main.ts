@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { CliError } from './context.js';
+import { Refusal } from '../shared/refusal.js';
+import { StorageUnavailableError } from '../ports/event-store.js';
 import { registerPartnerCommands } from './commands/partners.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerOpsCommands } from './commands/ops.js';
@@ -41,7 +43,9 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode);
-  if (err instanceof CliError) {
+  // What the operator can act on (a mistake, a directory refused, a store down) is one line; a
+  // stack trace is for a bug.
+  if (err instanceof CliError || err instanceof Refusal || err instanceof StorageUnavailableError) {
     process.stderr.write(`error: ${err.message}\n`);
     process.exit(1);
   }

@@ -222,7 +222,9 @@ export interface Backup {
 export function backupDataDir(config: Config, dest: string): Backup {
   const dir = config.dataDir;
   for (const name of [EVENTS_FILE, SERVICE_FILE]) {
-    if (isEmpty(path.join(dir, name)))
+    let empty = true;
+    usable(`DATA_DIR ${dir}`, () => void (empty = isEmpty(path.join(dir, name))));
+    if (empty)
       throw new Refusal(`${path.join(dir, name)} is missing or empty: ${dir} holds no data directory to back up.`);
   }
   // lstat: a dangling symlink is there too.

@@ -4,6 +4,7 @@ import type { Db } from 'mongodb';
 import { RateLimiterMemory, RateLimiterMongo, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
+import { Refusal } from '../shared/refusal.js';
 import type { PartnerStore } from '../ports/partner-store.js';
 import type { CatalogStore } from '../ports/catalog-store.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -89,7 +90,13 @@ export async function openStores(config: Config, options: OpenStoresOptions = {}
         import('../adapters/mongodb/rate-limits.js'),
       ]);
       const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 5000 });
-      await client.connect();
+      try {
+        await client.connect();
+      } catch (err) {
+        // Nothing can start without it (the server or a CLI command): one line, not a driver's stack.
+        const reason = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ');
+        throw new Refusal(`MongoDB (MONGODB_URL) cannot be reached: ${reason}. Start it, or correct MONGODB_URL.`);
+      }
       closers.push(() => client.close());
       const db = client.db(config.MONGODB_DB);
       const partners = new MongoPartnerStore(db);

@@ -510,6 +510,19 @@ describe('an unusable DATA_DIR', () => {
       expect(cli.code).toBe(1);
       expect(cli.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^error: .*${named}`))]);
     }
+    // The commands that open the directory their own way refuse the same way.
+    const [withLogDirectory, logNamed] = withDirectory('events.db');
+    const adopt = runCli(withLogDirectory, ['data-dir', 'adopt', '--yes']);
+    expect(adopt.code).toBe(1);
+    expect(adopt.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^error: ${logNamed} \\(EISDIR`)),
+    ]);
+    const backup = runCli(file, ['data-dir', 'backup', path.join(root(), 'backup-of-a-file')]);
+    expect(backup.code).toBe(1);
+    expect(backup.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^error: DATA_DIR ${file} cannot be used \\(ENOTDIR`)),
+    ]);
+    expect(fs.existsSync(path.join(root(), 'backup-of-a-file'))).toBe(false);
   });
 });
 

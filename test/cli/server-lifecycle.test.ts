@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tempDataDir } from '../support/service.js';
-import { ensureBuilt, MAIN, startChildService } from '../support/child-service.js';
+import { CLI, ensureBuilt, MAIN, startChildService } from '../support/child-service.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
 let dataDir: string;
@@ -33,6 +34,28 @@ describe('server lifecycle', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       encoding: 'utf8',
     });
     expect(missing.stderr.trim()).toBe('Invalid configuration: MONGODB_URL is required when READ_STORE=mongodb');
+  });
+
+  it('when MongoDB cannot be reached, then the server and a CLI command stop with one line saying so', () => {
+    const env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      READ_STORE: 'mongodb',
+      MONGODB_URL: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200',
+      WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+    };
+    const server = spawnSync(process.execPath, [MAIN], { env, encoding: 'utf8' });
+    expect(server.status).toBe(1);
+    expect(server.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^Failed to start: MongoDB \(MONGODB_URL\) cannot be reached: .*ECONNREFUSED.*correct MONGODB_URL\.$/,
+      ),
+    ]);
+    const cli = spawnSync(process.execPath, [CLI, 'partners', 'list'], { env, encoding: 'utf8' });
+    expect(cli.status).toBe(1);
+    expect(cli.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^error: MongoDB \(MONGODB_URL\) cannot be reached: .*ECONNREFUSED/),
+    ]);
   });
 
   it.each([
