@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express, Response } from 'express';
 import { ApiError, type ErrorCode } from '../domain/errors.js';
@@ -16,6 +17,11 @@ export interface HttpServerLimits {
   maxConnections: number;
   /** How long an idle kept-alive connection stays open; at least KEEP_ALIVE_MARGIN_MS under the headers timeout. */
   keepAliveTimeoutMs: number;
+  /**
+   * How long an answer may wait on a client that does not read it (nothing of it taken by the
+   * connection) before the connection is closed: checked every this often, so cut after one to two.
+   */
+  sendStallTimeoutMs: number;
 }
 
 /** A body of the default BODY_LIMIT_BYTES (100 KiB) in 30 s needs a client sending about 3.4 KB/s. */
@@ -24,6 +30,7 @@ export const DEFAULT_HTTP_LIMITS: HttpServerLimits = {
   requestTimeoutMs: 30_000,
   maxConnections: 1_000,
   keepAliveTimeoutMs: 5_000,
+  sendStallTimeoutMs: 30_000,
 };
 
 /**
@@ -50,17 +57,14 @@ const PARSER_REFUSALS: Record<string, ErrorCode> = {
  * closed.
  */
 function answerClientError(logger: Logger) {
-  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
-    const inFlight = (socket as Duplex & { _httpMessage?: Response })._httpMessage;
-    const silent = (socket as Duplex & { bytesRead?: number }).bytesRead === 0;
-    if (err.code === 'ECONNRESET' || silent || !socket.writable || inFlight?.headersSent) {
+  const answer = (err: NodeJS.ErrnoException, socket: Duplex, requestId: string): void => {
+    if (!socket.writable) {
       socket.destroy();
       return;
     }
     const code = PARSER_REFUSALS[err.code ?? ''] ?? 'validation_error';
     const error =
       code === 'validation_error' ? new ApiError(code, 'The request is not valid HTTP/1.1.') : new ApiError(code);
-    const requestId = (inFlight?.locals?.requestId as string | undefined) ?? newId('req', 12);
     const body = JSON.stringify(errorEnvelope(error, requestId));
     const head =
       `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}\r\n` +
@@ -74,6 +78,57 @@ function answerClientError(logger: Logger) {
       'request refused',
     );
   };
+  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
+    const inFlight = (socket as Duplex & { _httpMessage?: Response })._httpMessage;
+    const silent = (socket as Duplex & { bytesRead?: number }).bytesRead === 0;
+    if (err.code === 'ECONNRESET' || silent || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    // A request received whole is being answered, and a later one on the connection is refused
+    // (pipelined): the answer goes out first, whole, then the refusal. An answer cut off, or the
+    // refusal in its place, would tell the client that a write it made did not happen.
+    if (inFlight?.req.complete) {
+      inFlight.once('finish', () => answer(err, socket, newId('req', 12)));
+      inFlight.once('close', () => {
+        if (!inFlight.writableFinished) socket.destroy();
+      });
+      return;
+    }
+    if (inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    answer(err, socket, (inFlight?.locals?.requestId as string | undefined) ?? newId('req', 12));
+  };
+}
+
+/**
+ * Closes connections whose answer has not moved for between one and two `ms`: the client stopped
+ * reading it (what is written waits in the connection's buffer), so its slot and memory would be
+ * held without bound. A handler still working on an answer is not a stall.
+ */
+function closeStalledAnswers(server: http.Server, ms: number): void {
+  const sockets = new Map<net.Socket, string>();
+  /**
+   * Where the answer stands: what the app has written, and what of the write under way the kernel
+   * has not taken yet (libuv's queue; a write's callback, and so writableLength, waits for all of it).
+   */
+  const progress = (s: net.Socket) =>
+    `${s.bytesWritten} ${(s as net.Socket & { _handle?: { writeQueueSize?: number } })._handle?.writeQueueSize}`;
+  server.on('connection', (s: net.Socket) => {
+    sockets.set(s, '');
+    s.once('close', () => sockets.delete(s));
+  });
+  const sweep = setInterval(() => {
+    for (const [s, before] of sockets) {
+      if (s.writableLength === 0) sockets.set(s, '');
+      else if (progress(s) === before) s.destroy();
+      else sockets.set(s, progress(s));
+    }
+  }, ms);
+  sweep.unref();
+  server.once('close', () => clearInterval(sweep));
 }
 
 /**
@@ -136,6 +191,10 @@ export function createHttpServer(
   });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
+  // By default Node keeps about the first thousand headers and drops the rest without a word: a
+  // second Authorization after a thousand others would go unseen. The 16 KiB limit bounds them all.
+  server.maxHeadersCount = 0;
+  closeStalledAnswers(server, limits.sendStallTimeoutMs);
   server.on('clientError', answerClientError(options.logger));
   return server;
 }

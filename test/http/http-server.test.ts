@@ -10,6 +10,8 @@ import { createLogger } from '../../src/shared/logger.js';
 import { ensureBuilt, startChildService, type ChildService, stopChildService } from '../support/child-service.js';
 import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
 import { settledHead } from '../support/webhook-events.js';
+import { newKey, orderBody } from '../support/orders.js';
+import { waitFor } from '../support/wait.js';
 
 // The Node HTTP server around the app: what its parser refuses is answered in the API's envelope,
 // and clients that send slowly, or hold many connections, are cut off within configured limits.
@@ -18,7 +20,13 @@ const lines: LogLine[] = [];
 const sink = jsonLineSink(lines);
 
 // Short limits so that slow clients are cut off within the test's time; the defaults are checked apart.
-const LIMITS = { headersTimeoutMs: 1_500, requestTimeoutMs: 2_500, maxConnections: 4, keepAliveTimeoutMs: 500 };
+const LIMITS = {
+  headersTimeoutMs: 1_500,
+  requestTimeoutMs: 2_500,
+  maxConnections: 4,
+  keepAliveTimeoutMs: 500,
+  sendStallTimeoutMs: 500,
+};
 
 let t: TestService;
 let p: TestPartner;
@@ -211,6 +219,33 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
     expect(res.headers['x-request-id']).toMatch(/^req_/);
   });
 
+  it('a request refused after one received whole: that one is answered first, whole, then the refusal, and the write stands', async () => {
+    const body = JSON.stringify(orderBody({ reference: `pipelined-${newKey()}` }));
+    const order =
+      `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Idempotency-Key: ${newKey()}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const res = await rawRequest([order + 'BLAH\r\n\r\n']);
+    expect(res.text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 400']);
+    const placed = JSON.parse(res.text.slice(res.text.indexOf('{'), res.text.indexOf('HTTP/1.1 400'))) as {
+      data: { id: string };
+    };
+    const refusal = res.text.slice(res.text.indexOf('HTTP/1.1 400'));
+    const refusalId = /X-Request-Id: (\S+)/.exec(refusal)![1];
+    expect(refusalId).not.toBe(res.headers['x-request-id']);
+    expect(refusal).toContain('"code":"validation_error"');
+    expect(refusal).toMatch(/^Connection: close/im);
+    expect((await t.http.get(`/v1/orders/${placed.data.id}`).set(bearer(p.sandbox))).status).toBe(200);
+  });
+
+  it('a second Authorization after a thousand other headers is seen: 401 invalid_api_key', async () => {
+    const fillers = Array.from({ length: 1_030 }, (_, i) => `x${i}: 1\r\n`).join('');
+    const res = await rawRequest([
+      `GET /v1/ping HTTP/1.1\r\nHost: x\r\n${auth()}${fillers}Authorization: Bearer svc_test_other\r\nConnection: close\r\n\r\n`,
+    ]);
+    expect(res.status, res.text.slice(0, 300)).toBe(401);
+    expect(res.body.error!.code).toBe('invalid_api_key');
+  });
+
   it('a client that hangs up mid-request does not disturb the server', async () => {
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((resolve) => socket.on('connect', resolve));
@@ -340,6 +375,37 @@ describe('slow clients', () => {
   });
 });
 
+describe('clients that stop reading', () => {
+  const connections = () =>
+    new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+  /** Many large answers asked at once on one connection: more than the connection's buffers hold. */
+  const manyLargeAnswers = (n: number) =>
+    'GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(n - 1) +
+    'GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+
+  it('a connection whose client reads nothing of its answers is closed once they have not moved for the stall timeout', async () => {
+    await expect.poll(connections, { timeout: 10_000 }).toBe(0);
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.on('connect', resolve));
+    socket.pause();
+    socket.write(manyLargeAnswers(60));
+    await expect.poll(connections, { timeout: 5_000 }).toBe(1);
+    await waitFor(async () => (await connections()) === 0, { what: 'the stalled connection closed' });
+    socket.destroy();
+  });
+
+  it('a client that reads its answers gets every one of them, however long they take together', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    let text = '';
+    socket.on('data', (d) => (text += d.toString('latin1')));
+    socket.write(manyLargeAnswers(30));
+    await new Promise((resolve) => socket.on('close', resolve));
+    expect(text.match(/HTTP\/1\.1 200/g)).toHaveLength(30);
+  });
+});
+
 describe('connection cap', () => {
   // Its own server with long timeouts: with the short ones above Node would cut the held idle
   // connections after about the headers timeout, and a stalled machine would then serve the extra one.
@@ -403,6 +469,7 @@ describe('the limits in production', () => {
       requestTimeoutMs: 30_000,
       maxConnections: 1_000,
       keepAliveTimeoutMs: 5_000,
+      sendStallTimeoutMs: 30_000,
     });
     const config = loadConfig({ DATA_DIR: t.dataDir });
     expect([config.HTTP_REQUEST_TIMEOUT_MS, config.HTTP_MAX_CONNECTIONS]).toEqual([
