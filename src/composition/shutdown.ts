@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { drainConnections } from '../http/http-server.js';
 import type { Logger } from '../shared/logger.js';
 import { DEFAULT_TIMEOUT_MS as WEBHOOK_ATTEMPT_TIMEOUT_MS } from '../webhooks/sender.js';
 
@@ -63,10 +64,11 @@ export function installShutdown(steps: ShutdownSteps): void {
       steps.markShuttingDown();
       const force = setTimeout(() => server.closeAllConnections(), steps.graceMs);
       force.unref();
-      // Stop accepting; idle keep-alive sockets are closed so the drain finishes when requests do.
+      // Stop accepting; each connection closes once its answer is out, so the drain finishes when
+      // requests do.
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeIdleConnections();
+        drainConnections(server);
       });
       await steps.close();
     } catch (err) {

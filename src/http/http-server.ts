@@ -103,6 +103,33 @@ function answerClientError(logger: Logger) {
   };
 }
 
+/** The open connections of each server made here (the stall sweep's, keyed by connection). */
+const openConnections = new WeakMap<http.Server, Map<net.Socket, string>>();
+
+/** While draining, how often connections that have become idle are closed. */
+const IDLE_SWEEP_MS = 100;
+
+/**
+ * For a shutdown, after `server.close()`: every answer from now on, and every one under way that has
+ * not started, closes its connection (`Connection: close`), so a client sends its next request to
+ * another replica rather than here, where the grace would cut it off; idle connections are closed
+ * now, and as they become idle, until the server has closed.
+ */
+export function drainConnections(server: http.Server): void {
+  const closeAfterAnswer = (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.shouldKeepAlive = false;
+  };
+  for (const event of ['request', 'checkContinue', 'checkExpectation']) server.prependListener(event, closeAfterAnswer);
+  for (const socket of openConnections.get(server)?.keys() ?? []) {
+    const answer = (socket as net.Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
+    if (answer && !answer.headersSent) answer.shouldKeepAlive = false;
+  }
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+  sweep.unref();
+  server.once('close', () => clearInterval(sweep));
+}
+
 /**
  * Closes connections whose answer has not moved for between one and two `ms`: the client stopped
  * reading it (what is written waits in the connection's buffer), so its slot and memory would be
@@ -110,6 +137,7 @@ function answerClientError(logger: Logger) {
  */
 function closeStalledAnswers(server: http.Server, ms: number): void {
   const sockets = new Map<net.Socket, string>();
+  openConnections.set(server, sockets);
   /**
    * Where the answer stands: what the app has written, and what of the write under way the kernel
    * has not taken yet (libuv's queue; a write's callback, and so writableLength, waits for all of it).

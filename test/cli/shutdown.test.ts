@@ -1,8 +1,10 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLOSE_BOUND_MS } from '../../src/composition/shutdown.js';
-import { ensureBuilt, startChildService, type ChildService } from '../support/child-service.js';
+import { ensureBuilt, runCli, startChildService, type ChildService } from '../support/child-service.js';
+import { newKey, orderBody } from '../support/orders.js';
 import { tempDataDir } from '../support/service.js';
 
 // SIGTERM has a hard deadline: the grace period for in-flight requests plus a bound on closing the
@@ -87,6 +89,62 @@ describe('shutdown deadline (real process)', () => {
       signal: 'SIGTERM',
     });
   }, 60_000);
+
+  it('when clients keep sending on kept-alive connections, then no request sent after SIGTERM is taken: answers close their connections, and the drain ends without waiting out the grace', async () => {
+    dataDir = tempDataDir();
+    const created = runCli(dataDir, ['partners', 'create', '--name', 'Drain', '--rate-limit', '100000', '--json']);
+    const key = (JSON.parse(created.stdout) as { sandbox_key: string }).sandbox_key;
+    const graceMs = 120_000;
+    service = await startChildService(dataDir, { SHUTDOWN_GRACE_MS: String(graceMs) });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const answers: Array<{ sentAt: number; status: number | undefined; connection: string | undefined }> = [];
+    const body = JSON.stringify(orderBody());
+    // An order takes its commit's time, so the connections are seldom idle: a client sends its next
+    // request on one as soon as the last is answered.
+    const place = () =>
+      new Promise<void>((resolve, reject) => {
+        const sentAt = Date.now();
+        http
+          .request(
+            `${service!.url}/v1/orders`,
+            {
+              method: 'POST',
+              agent,
+              headers: {
+                Authorization: `Bearer ${key}`,
+                'Content-Type': 'application/json',
+                'Idempotency-Key': newKey(),
+              },
+            },
+            (res) => {
+              res.resume();
+              res.on('end', () => {
+                answers.push({ sentAt, status: res.statusCode, connection: res.headers.connection });
+                resolve();
+              });
+            },
+          )
+          .on('error', reject)
+          .end(body);
+      });
+    const clients = Promise.allSettled(
+      Array.from({ length: 8 }, async () => {
+        for (;;) await place();
+      }),
+    );
+    while (answers.length < 100) await new Promise((r) => setTimeout(r, 20));
+    const signalled = Date.now();
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(graceMs / 2);
+    expect((await clients).every((c) => c.status === 'rejected')).toBe(true);
+    const draining = expectJsonLines(service.output()).find((l) => l.msg === 'draining in-flight requests');
+    const drainedAt = draining!.time as number;
+    // What was sent once the drain had begun went elsewhere (here: refused), never taken here.
+    expect(answers.filter((a) => a.sentAt > drainedAt + 5)).toEqual([]);
+    expect(answers.filter((a) => a.status !== 201)).toEqual([]);
+    agent.destroy();
+  }, 120_000);
 
   it('when nothing is stuck, then SIGTERM still exits 0 well before the deadline', async () => {
     dataDir = tempDataDir();
