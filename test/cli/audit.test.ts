@@ -10,7 +10,7 @@ import { ensureBuilt, startChildService, type ChildService, stopChildService } f
 import { runCliAsync } from '../support/cli-async.js';
 import { EsdbStandIn } from '../support/esdb-stand-in.js';
 import { EsdbEventStore } from '../../src/adapters/eventstoredb/event-store.js';
-import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
+import { PROCESS_TEST_TIMEOUT_MS, waitFor } from '../support/wait.js';
 
 const ADMIN_TOKEN = 'audit-admin-token-0123456789abcdef';
 const MANUAL = demoCatalogWith({ [REEM.store_id]: { auto_accept: false } });
@@ -222,6 +222,7 @@ describe(
   () => {
     let dataDir: string;
     let server: ChildService;
+    let partner: { sandbox_key: string };
     const env = () => ({ DATA_DIR: dataDir, ADMIN_TOKEN });
 
     beforeAll(async () => {
@@ -229,7 +230,7 @@ describe(
       server = await startChildService(dataDir, { ADMIN_TOKEN, LOG_LEVEL: 'info' });
       const created = await cli({ DATA_DIR: dataDir }, ['partners', 'create', '--name', 'Audit', '--json']);
       expect(created.stderr).toBe('');
-      const partner = JSON.parse(created.stdout);
+      partner = JSON.parse(created.stdout);
       for (let i = 0; i < 3; i++) {
         const res = await fetch(`${server.url}/v1/orders`, {
           method: 'POST',
@@ -261,6 +262,42 @@ describe(
       expect(r.code).toBe(0);
       const json = JSON.parse((await cli(env(), ['audit', 'verify', '--url', server.url, '--json'])).stdout);
       expect(json).toMatchObject({ ok: true, differences: [], behind: [] });
+    });
+
+    it('when orders keep coming during the audit, then verify still passes: what moved on past its head is not compared', async () => {
+      let placing = true;
+      let placed = 0;
+      const client = (async () => {
+        while (placing) {
+          const res = await fetch(`${server.url}/v1/orders`, {
+            method: 'POST',
+            headers: {
+              ...bearer(partner.sandbox_key),
+              'Idempotency-Key': newKey(),
+              'Content-Type': 'application/json',
+            },
+            body: JSON.stringify(orderBody()),
+          });
+          expect(res.status).toBe(201);
+          const id = ((await res.json()) as { data: { id: string } }).data.id;
+          // An order placed before the head, changed after it: the served document has moved on.
+          await fetch(`${server.url}/v1/sandbox/orders/${id}/advance`, {
+            method: 'POST',
+            headers: { ...bearer(partner.sandbox_key), 'Content-Type': 'application/json' },
+            body: '{}',
+          });
+          placed++;
+        }
+      })();
+      try {
+        await waitFor(() => placed >= 5, { what: 'orders placing' });
+        const r = await cli(env(), ['audit', 'verify', '--url', server.url, '--json']);
+        expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, differences: [] });
+        expect(r.code).toBe(0);
+      } finally {
+        placing = false;
+        await client;
+      }
     });
 
     it('when projections status and rebuild run, then they report each projection and the rebuilt model still verifies', async () => {

@@ -12,6 +12,8 @@ const PAGE = 1000;
  */
 export class Replay {
   private readonly collections = new Map<string, Map<string, StoredDocument<unknown>>>();
+  /** The last revision folded of each stream a read model reads. */
+  private readonly revisions = new Map<string, number>();
   private reached = 0n;
 
   constructor(
@@ -35,6 +37,7 @@ export class Replay {
         if (e.position > head) return;
         for (const p of this.projections) {
           if (!reads(p, e.streamId)) continue;
+          this.revisions.set(e.streamId, e.revision);
           const docs = this.collections.get(p.collection)!;
           for (const id of documentIds(p, e)) {
             const next = project(p, docs.get(id) ?? null, e, id);
@@ -44,6 +47,16 @@ export class Replay {
         this.reached = e.position;
       }
     }
+  }
+
+  /**
+   * Whether a served document has absorbed an event past what was folded here (its revision of a
+   * stream is later, or of a stream not seen yet): it moved on with the log, which no replay up to
+   * this head can show.
+   */
+  isAhead(doc: StoredDocument<unknown>): boolean {
+    for (const stream in doc.versions) if (doc.versions[stream]! > (this.revisions.get(stream) ?? -1)) return true;
+    return false;
   }
 
   /** Every document of a read model, ordered by id. */
