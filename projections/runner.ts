@@ -93,26 +93,25 @@ export class ProjectionRunner {
     if (this.sinceCheckpoint >= CHECKPOINT_EVERY) await this.flush();
   }
 
-  /** Subscribes from the stored checkpoint (or from `from`, e.g. 0n to replay everything). */
+  /**
+   * Subscribes from the stored checkpoint (or from `from`, e.g. 0n to replay everything). Never
+   * fails: when the store cannot give its checkpoint (a store down), it retries as after a failed
+   * subscription, and is reported stuck meanwhile; it is no longer fed either way.
+   */
   async start(from?: bigint): Promise<void> {
     this.ownSubscription = true;
-    this.saved = await this.deps.store.checkpoint(this.projection.name);
+    try {
+      this.saved = await this.deps.store.checkpoint(this.projection.name);
+    } catch (err) {
+      this.restartAfter(err, from);
+      return;
+    }
     this.current = from ?? this.saved;
     this.sinceCheckpoint = 0;
     this.subscription = this.deps.events.subscribeToAll({
       after: this.current,
       onEvent: (e) => this.handle(e),
-      onError: (err) => {
-        const failures = this.failure?.position === this.current ? this.failure.failures + 1 : 1;
-        this.failure = { position: this.current, failures, error: shortError(err) };
-        const delay = Math.min(RESTART_MS * 2 ** (failures - 1), MAX_RESTART_MS);
-        this.deps.logger?.error(
-          { err, projection: this.projection.name, position: this.current.toString(), failures, retry_in_ms: delay },
-          'projection stopped; restarting from its checkpoint',
-        );
-        this.restartTimer = setTimeout(() => void this.restart(), delay);
-        this.restartTimer.unref();
-      },
+      onError: (err) => this.restartAfter(err),
     });
   }
 
@@ -146,9 +145,24 @@ export class ProjectionRunner {
     });
   }
 
-  private async restart(): Promise<void> {
+  /** After a failure: waits (1 s, doubling while it keeps failing at one position, up to 30 s), then starts again. */
+  private restartAfter(err: unknown, from?: bigint): void {
+    const failures = this.failure?.position === this.current ? this.failure.failures + 1 : 1;
+    this.failure = { position: this.current, failures, error: shortError(err) };
+    const delay = Math.min(RESTART_MS * 2 ** (failures - 1), MAX_RESTART_MS);
+    this.deps.logger?.error(
+      { err, projection: this.projection.name, position: this.current.toString(), failures, retry_in_ms: delay },
+      'projection stopped; restarting from its checkpoint',
+    );
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => void this.restart(from), delay);
+    this.restartTimer.unref();
+  }
+
+  private async restart(from?: bigint): Promise<void> {
     await this.subscription?.stop().catch(() => undefined);
-    await this.start();
+    this.subscription = undefined;
+    await this.start(from);
   }
 
   private async handle(e: RecordedEvent): Promise<void> {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Db } from 'mongodb';
-import { RateLimiterMemory, RateLimiterMongo, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import type { Logger } from '../shared/logger.js';
 import { Refusal } from '../shared/refusal.js';
@@ -81,6 +81,7 @@ export async function openStores(config: Config, options: OpenStoresOptions = {}
         { MongoReadModelStore },
         { MongoWebhookEndpointStore },
         { ensureRateLimitIndexes },
+        { mongoStorageError },
       ] = await Promise.all([
         import('mongodb'),
         import('../adapters/mongodb/partner-store.js'),
@@ -88,6 +89,7 @@ export async function openStores(config: Config, options: OpenStoresOptions = {}
         import('../adapters/mongodb/read-model-store.js'),
         import('../adapters/mongodb/webhook-endpoint-store.js'),
         import('../adapters/mongodb/rate-limits.js'),
+        import('../adapters/mongodb/storage-errors.js'),
       ]);
       const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 5000 });
       try {
@@ -116,8 +118,8 @@ export async function openStores(config: Config, options: OpenStoresOptions = {}
         readModels,
         webhookEndpoints: new MongoWebhookEndpointStore(db),
         mongo: db,
-        rateLimiterFactory: (points) =>
-          new RateLimiterMongo({
+        rateLimiterFactory: (points) => {
+          const limiter = new RateLimiterMongo({
             storeClient: client,
             dbName: db.databaseName,
             tableName: RATE_LIMITS,
@@ -125,7 +127,15 @@ export async function openStores(config: Config, options: OpenStoresOptions = {}
             points,
             duration: 60,
             disableIndexesCreation: true,
-          }),
+          });
+          // A refusal is a RateLimiterRes; MongoDB unreachable is the port's StorageUnavailableError (503).
+          const consume = limiter.consume.bind(limiter);
+          limiter.consume = (key, pointsToConsume, options) =>
+            consume(key, pointsToConsume, options).catch((err: unknown) => {
+              throw err instanceof RateLimiterRes ? err : mongoStorageError(err, 'MongoDB database');
+            });
+          return limiter;
+        },
         readiness: readiness(events, partners),
         close,
       };

@@ -2,12 +2,16 @@
  * A MongoDB that cannot be reached answers the API path's reads and writes with the port's
  * StorageUnavailableError (so requests answer 503, not 500): mongo-java-server, stopped.
  */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { MongoClient, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MongoPartnerStore } from '../../src/adapters/mongodb/partner-store.js';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
 import { mongoStorageError } from '../../src/adapters/mongodb/storage-errors.js';
 import { MongoWebhookEndpointStore } from '../../src/adapters/mongodb/webhook-endpoint-store.js';
+import { loadConfig } from '../../src/config.js';
+import { openStores } from '../../src/composition/stores.js';
 import { StorageUnavailableError } from '../../src/ports/event-store.js';
 import type { WebhookEndpointRecord } from '../../src/ports/webhook-endpoint-store.js';
 import {
@@ -17,6 +21,7 @@ import {
   uniqueDbName,
   type MongoJavaServer,
 } from '../support/mongo-server.js';
+import { tempDataDir } from '../support/service.js';
 
 const endpoint = (version: number): WebhookEndpointRecord => ({
   partner_id: 'p-1',
@@ -93,6 +98,35 @@ describe.skipIf(!mongoJavaServerInstalled() && !isCi())(
       await expect(readModels.put('orders', { id: 'o-1', seq: 1, versions: {}, doc: {} }, null)).rejects.toBeInstanceOf(
         StorageUnavailableError,
       );
+      // What a projection starting alone and the operators' reads ask of it too.
+      await expect(readModels.checkpoint('orders-list')).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(readModels.saveCheckpoint('orders-list', 5n)).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(readModels.pageById('orders', null, 10)).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(readModels.count('orders')).rejects.toBeInstanceOf(StorageUnavailableError);
     }, 30_000);
+
+    it("the service's rate limiter rejects with StorageUnavailableError, not the driver's error", async () => {
+      server = await startMongoJavaServer();
+      const dataDir = tempDataDir();
+      const stores = await openStores(
+        loadConfig({
+          DATA_DIR: dataDir,
+          READ_STORE: 'mongodb',
+          MONGODB_URL: server.url,
+          MONGODB_DB: uniqueDbName('storage_errors'),
+          WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+        }),
+      );
+      try {
+        const limiter = stores.rateLimiterFactory(600);
+        expect((await limiter.consume('key-1', 1)).remainingPoints).toBe(599);
+        await server.stop();
+        server = undefined;
+        await expect(limiter.consume('key-1', 1)).rejects.toBeInstanceOf(StorageUnavailableError);
+      } finally {
+        await stores.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    }, 60_000);
   },
 );

@@ -88,7 +88,9 @@ export class MongoReadModelStore implements ReadModelStore {
     const deleted: Record<string, number> = {};
     for (const [collection, { afterMs }] of this.retentions) {
       const before = new Date(now.getTime() - afterMs);
-      deleted[collection] = (await this.rows(collection).deleteMany({ retention_date: { $lt: before } })).deletedCount;
+      deleted[collection] = (
+        await mongoCall(STORE, () => this.rows(collection).deleteMany({ retention_date: { $lt: before } }))
+      ).deletedCount;
     }
     return deleted;
   }
@@ -143,7 +145,7 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async count(collection: string, where?: Record<string, FieldValue>): Promise<number> {
-    return this.rows(collection).countDocuments(whereFilter(where));
+    return mongoCall(STORE, () => this.rows(collection).countDocuments(whereFilter(where)));
   }
 
   async saveCheckpoint(projection: string, position: bigint): Promise<void> {
@@ -159,31 +161,39 @@ export class MongoReadModelStore implements ReadModelStore {
         await write();
       }
     };
-    if (await this.atomic()) await save();
-    else await this.claims.with(CHECKPOINTS, JSON.stringify([CHECKPOINTS, projection]), save);
+    await mongoCall(STORE, async () => {
+      if (await this.atomic()) await save();
+      else await this.claims.with(CHECKPOINTS, JSON.stringify([CHECKPOINTS, projection]), save);
+    });
   }
 
   async checkpoint(projection: string): Promise<bigint> {
-    const doc = await this.db.collection<CheckpointRow>(CHECKPOINTS).findOne({ _id: projection });
+    const doc = await mongoCall(STORE, () =>
+      this.db.collection<CheckpointRow>(CHECKPOINTS).findOne({ _id: projection }),
+    );
     if (!doc) return 0n;
     return typeof doc.position === 'number' ? BigInt(doc.position) : doc.position.toBigInt();
   }
 
   async reset(projection: string, collection: string): Promise<void> {
-    await this.rows(collection).deleteMany({});
-    await this.db.collection<CheckpointRow>(CHECKPOINTS).deleteOne({ _id: projection });
-    if (!(await this.atomic())) await this.claims.clear(collection);
+    await mongoCall(STORE, async () => {
+      await this.rows(collection).deleteMany({});
+      await this.db.collection<CheckpointRow>(CHECKPOINTS).deleteOne({ _id: projection });
+      if (!(await this.atomic())) await this.claims.clear(collection);
+    });
   }
 
   async all<D>(collection: string): Promise<Array<StoredDocument<D>>> {
-    return (await this.rows(collection).find({}).sort({ _id: 1 }).toArray()).map((r) => toStored<D>(r));
+    return (await mongoCall(STORE, () => this.rows(collection).find({}).sort({ _id: 1 }).toArray())).map((r) =>
+      toStored<D>(r),
+    );
   }
 
   async pageById<D>(collection: string, afterId: string | null, limit: number): Promise<Array<StoredDocument<D>>> {
     const filter: Filter<Row> = afterId === null ? {} : { _id: { $gt: afterId } };
-    return (await this.rows(collection).find(filter).sort({ _id: 1 }).limit(limit).toArray()).map((r) =>
-      toStored<D>(r),
-    );
+    return (
+      await mongoCall(STORE, () => this.rows(collection).find(filter).sort({ _id: 1 }).limit(limit).toArray())
+    ).map((r) => toStored<D>(r));
   }
 
   async close(): Promise<void> {}
