@@ -1,6 +1,7 @@
 import type { EventStore, RecordedEvent, Subscription } from '../src/ports/event-store.js';
 import type { ReadModelStore } from '../src/ports/read-model-store.js';
 import type { Logger } from '../src/shared/logger.js';
+import { nextSlice, sliceUsedUp } from '../src/shared/time-slice.js';
 import { applyEvent, applyEvents, documentIds, eventsByDocument, reads, type ProjectedEvent } from './projection.js';
 import type { AnyProjection } from './index.js';
 
@@ -88,7 +89,14 @@ export class ProjectionRunner {
   async feedPage(events: readonly ProjectedEvent[], through = events.at(-1)?.position): Promise<void> {
     if (this.ownSubscription || through === undefined || through <= this.current) return;
     const fresh = events.filter((e) => e.position > this.current);
-    for (const [id, list] of eventsByDocument(this.projection, fresh)) await this.applyAll(id, list);
+    for (const [id, list] of eventsByDocument(this.projection, fresh)) {
+      await this.applyAll(id, list);
+      if (sliceUsedUp()) {
+        await nextSlice();
+        // A rebuild may have begun meanwhile: it replays the log itself.
+        if (this.ownSubscription) return;
+      }
+    }
     this.advance(through, fresh.length);
     if (this.sinceCheckpoint >= CHECKPOINT_EVERY) await this.flush();
   }

@@ -1,6 +1,7 @@
 import { LogPositionError, type EventStore, type RecordedEvent, type Subscription } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-model-store.js';
 import type { Logger } from '../shared/logger.js';
+import { nextSlice, sliceUsedUp } from '../shared/time-slice.js';
 import { PROJECTIONS, type AnyProjection } from '../../projections/index.js';
 import { MAX_RESTART_MS, ProjectionRunner, RESTART_MS } from '../../projections/runner.js';
 import type { ProjectedEvent } from '../../projections/projection.js';
@@ -162,6 +163,9 @@ export class ReadModels {
           });
         }
         after = through;
+        // The embedded stores settle every await above at once: without this, nothing else would run
+        // on this thread (requests, timers, signals) until the whole log is replayed.
+        if (sliceUsedUp()) await nextSlice();
       }
     } finally {
       await worker?.close();

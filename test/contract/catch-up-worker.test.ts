@@ -99,6 +99,28 @@ async function snapshot(store: Store) {
 
 const silent = (): Logger => ({ warn: vi.fn(), error: vi.fn(), info: vi.fn(), debug: vi.fn() }) as unknown as Logger;
 
+describe('ReadModels: a catch-up of the embedded stores, whose every await is already settled', () => {
+  it('when it replays a long log, then the event loop still turns: timers fire while it runs', async () => {
+    await fillLog();
+    const store = new SqliteReadModelStore();
+    for (const p of PROJECTIONS) store.ensureIndexes(p.collection, p.indexes ?? []);
+    // One thread only: the worker's batches would make it wait now and then, and hide the fault.
+    const readModels = new ReadModels({ events, store, workerCatchUpFrom: Number.POSITIVE_INFINITY });
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 1);
+    try {
+      await readModels.start();
+      for (const p of PROJECTIONS) expect(await readModels.catchUp(p.name, WAIT_MS)).toBe(true);
+      // A turn at least every 10 ms of work (TIME_SLICE_MS), a timer tick in most of them: about a
+      // dozen for this log here, none at all when nothing yields.
+      expect(turns).toBeGreaterThanOrEqual(2);
+    } finally {
+      clearInterval(ticker);
+      await readModels.stop();
+    }
+  });
+});
+
 describe('ReadModels: a catch-up shared with a worker thread (embedded)', () => {
   it('when the log is long enough, then a worker projects part of the documents and the result is exactly the one-thread result', async () => {
     await fillLog();

@@ -1,6 +1,7 @@
 import type { SubscribeToAllOptions, Subscription } from '../../ports/event-store.js';
 import type { PageReader } from './event-store-reader.js';
 import type { Wakeup } from './event-store-wakeup.js';
+import { nextSlice, sliceUsedUp } from '../../shared/time-slice.js';
 
 export const TAIL_PAGE_SIZE = 256;
 
@@ -28,6 +29,9 @@ export function tailSubscription(
         if (stopped) return;
         await options.onEvent(event);
         after = event.position;
+        // Far behind the head (a replica restarted while another writes, a rebuild), reads and
+        // handlers may all settle at once: let the event loop turn now and then.
+        if (sliceUsedUp()) await nextSlice();
       }
       after = page.scannedTo;
       if (!page.reachedHead) continue;
