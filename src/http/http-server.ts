@@ -47,23 +47,6 @@ const PARSER_REFUSALS: Record<string, ErrorCode> = {
   HPE_CHUNK_EXTENSIONS_OVERFLOW: 'payload_too_large',
 };
 
-/** Answers `error` in the API's envelope on a connection the app never saw the request of, then closes it. */
-function refuse(socket: Duplex, error: ApiError, requestId: string, logger: Logger, reason: string | undefined): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const body = JSON.stringify(errorEnvelope(error, requestId));
-  const head =
-    `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}\r\n` +
-    'Content-Type: application/json; charset=utf-8\r\n' +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-    `X-Request-Id: ${requestId}\r\n` +
-    'Connection: close\r\n\r\n';
-  socket.end(head + body, () => socket.destroy());
-  logger.info({ request_id: requestId, status: error.status, error_code: error.code, reason }, 'request refused');
-}
-
 /**
  * Answers what Node's HTTP parser refuses (bad framing, a header over the limit or with a NUL, a
  * request too slow) with the API's error envelope, a new X-Request-Id (the one of the request in
@@ -75,10 +58,25 @@ function refuse(socket: Duplex, error: ApiError, requestId: string, logger: Logg
  */
 function answerClientError(logger: Logger) {
   const answer = (err: NodeJS.ErrnoException, socket: Duplex, requestId: string): void => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
     const code = PARSER_REFUSALS[err.code ?? ''] ?? 'validation_error';
     const error =
       code === 'validation_error' ? new ApiError(code, 'The request is not valid HTTP/1.1.') : new ApiError(code);
-    refuse(socket, error, requestId, logger, err.code);
+    const body = JSON.stringify(errorEnvelope(error, requestId));
+    const head =
+      `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
+      'Connection: close\r\n\r\n';
+    socket.end(head + body, () => socket.destroy());
+    logger.info(
+      { request_id: requestId, status: error.status, error_code: error.code, reason: err.code },
+      'request refused',
+    );
   };
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
     const inFlight = (socket as Duplex & { _httpMessage?: Response })._httpMessage;
@@ -217,27 +215,6 @@ export function createHttpServer(
   server.on('checkExpectation', app);
   server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
     deferContinue(req, res);
-    app(req, res);
-  });
-  // CONNECT (a proxy's tunnel) is no method of this API; without a listener Node closes the
-  // connection without a word. The app answers it as any method a path does not take, then the
-  // connection closes (what follows a CONNECT is no longer HTTP).
-  const { ServerResponse } = appClasses(app);
-  server.on('connect', (req: http.IncomingMessage, socket: net.Socket) => {
-    if (!req.url?.startsWith('/')) {
-      const error = new ApiError(
-        'validation_error',
-        'CONNECT to a host and port is for proxies; this server is not one.',
-      );
-      return refuse(socket, error, newId('req', 12), options.logger, 'CONNECT');
-    }
-    const res = new ServerResponse(req);
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket);
-    res.on('finish', () => {
-      res.detachSocket(socket);
-      socket.destroySoon();
-    });
     app(req, res);
   });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;

@@ -246,20 +246,6 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
     expect(res.body.error!.code).toBe('invalid_api_key');
   });
 
-  it('CONNECT is answered, not dropped: 405 with Allow on a path of the API, 400 to a host and port, each closing its connection', async () => {
-    const onPath = await rawRequest([`CONNECT /v1/ping HTTP/1.1\r\nHost: x\r\n${auth()}\r\n`]);
-    expect(onPath.status).toBe(405);
-    expect(onPath.headers.allow).toBe('GET, HEAD');
-    expect(onPath.headers.connection).toBe('close');
-    expect(onPath.body.error).toMatchObject({ code: 'method_not_allowed', request_id: onPath.headers['x-request-id'] });
-    expectEnvelope(
-      await rawRequest([`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`]),
-      400,
-      'validation_error',
-    );
-    await expectStillServing();
-  });
-
   it('a client that hangs up mid-request does not disturb the server', async () => {
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((resolve) => socket.on('connect', resolve));
