@@ -78,21 +78,22 @@ function answerClientError(logger: Logger) {
       'request refused',
     );
   };
-  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
-    const inFlight = (socket as Duplex & { _httpMessage?: Response })._httpMessage;
-    const silent = (socket as Duplex & { bytesRead?: number }).bytesRead === 0;
+  /** Connections already refused: the parser reports every later chunk again. */
+  const refused = new WeakSet<Duplex>();
+  return (err: NodeJS.ErrnoException, socket: AnsweringSocket): void => {
+    const inFlight = socket._httpMessage;
+    const silent = socket.bytesRead === 0;
     if (err.code === 'ECONNRESET' || silent || !socket.writable) {
       socket.destroy();
       return;
     }
-    // A request received whole is being answered, and a later one on the connection is refused
-    // (pipelined): the answer goes out first, whole, then the refusal. An answer cut off, or the
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    // Requests received whole are being answered, and a later one on the connection is refused
+    // (pipelined): their answers go out first, whole, then the refusal. An answer cut off, or the
     // refusal in its place, would tell the client that a write it made did not happen.
     if (inFlight?.req.complete) {
-      inFlight.once('finish', () => answer(err, socket, newId('req', 12)));
-      inFlight.once('close', () => {
-        if (!inFlight.writableFinished) socket.destroy();
-      });
+      afterAnswers(socket, () => answer(err, socket, newId('req', 12)));
       return;
     }
     if (inFlight?.headersSent) {
@@ -103,6 +104,20 @@ function answerClientError(logger: Logger) {
   };
 }
 
+/** A connection as Node's HTTP server keeps it: the answer it is writing, if any. */
+type AnsweringSocket = Duplex & { _httpMessage?: Response; bytesRead?: number };
+
+/** Runs `then` once every answer queued on the connection has gone out; closes it if one is cut off. */
+function afterAnswers(socket: AnsweringSocket, then: () => void): void {
+  const answer = socket._httpMessage;
+  if (!answer) return then();
+  answer.once('close', () => {
+    if (!answer.writableFinished) socket.destroy();
+  });
+  // By now Node has handed the connection to the answer queued behind this one, if any.
+  answer.once('finish', () => afterAnswers(socket, then));
+}
+
 /** The open connections of each server made here (the stall sweep's, keyed by connection). */
 const openConnections = new WeakMap<http.Server, Map<net.Socket, string>>();
 
@@ -110,20 +125,23 @@ const openConnections = new WeakMap<http.Server, Map<net.Socket, string>>();
 const IDLE_SWEEP_MS = 100;
 
 /**
- * For a shutdown, after `server.close()`: every answer from now on, and every one under way that has
- * not started, closes its connection (`Connection: close`), so a client sends its next request to
- * another replica rather than here, where the grace would cut it off; idle connections are closed
- * now, and as they become idle, until the server has closed.
+ * For a shutdown, after `server.close()`: the answer to the last request received on a connection
+ * from now on closes it (`Connection: close`), so a client sends its next request to another replica
+ * rather than here, where the grace would cut it off; idle connections are closed now, and as they
+ * become idle, until the server has closed. Answers under way at the call keep their connection:
+ * requests may be queued behind them (pipelined), whose answers a close would drop.
  */
 export function drainConnections(server: http.Server): void {
-  const closeAfterAnswer = (_req: http.IncomingMessage, res: http.ServerResponse) => {
+  const lastReceived = new WeakMap<object, { res: http.ServerResponse; keepAlive: boolean }>();
+  const closeAfterAnswer = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // A request pipelined behind one still to be answered: that one keeps the connection as it
+    // would have, this one closes it.
+    const before = lastReceived.get(req.socket);
+    if (before && !before.res.headersSent) before.res.shouldKeepAlive = before.keepAlive;
+    lastReceived.set(req.socket, { res, keepAlive: res.shouldKeepAlive });
     res.shouldKeepAlive = false;
   };
   for (const event of ['request', 'checkContinue', 'checkExpectation']) server.prependListener(event, closeAfterAnswer);
-  for (const socket of openConnections.get(server)?.keys() ?? []) {
-    const answer = (socket as net.Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
-    if (answer && !answer.headersSent) answer.shouldKeepAlive = false;
-  }
   server.closeIdleConnections();
   const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
   sweep.unref();

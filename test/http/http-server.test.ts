@@ -5,7 +5,12 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { createHttpServer, DEFAULT_HTTP_LIMITS, KEEP_ALIVE_MARGIN_MS } from '../../src/http/http-server.js';
+import {
+  createHttpServer,
+  DEFAULT_HTTP_LIMITS,
+  drainConnections,
+  KEEP_ALIVE_MARGIN_MS,
+} from '../../src/http/http-server.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { ensureBuilt, startChildService, type ChildService, stopChildService } from '../support/child-service.js';
 import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
@@ -25,7 +30,6 @@ const LIMITS = {
   requestTimeoutMs: 2_500,
   maxConnections: 4,
   keepAliveTimeoutMs: 500,
-  sendStallTimeoutMs: 500,
 };
 
 let t: TestService;
@@ -126,6 +130,16 @@ async function expectStillServing(): Promise<void> {
 
 const auth = () => `Authorization: Bearer ${p.sandbox}\r\n`;
 
+/** `n` order placements written back to back, for one connection (pipelined). */
+const pipelinedOrders = (n: number) =>
+  Array.from({ length: n }, () => {
+    const body = JSON.stringify(orderBody());
+    return (
+      `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Idempotency-Key: ${newKey()}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    );
+  }).join('');
+
 describe("requests Node's parser refuses are answered in the error envelope", () => {
   it.each([
     [
@@ -219,22 +233,17 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
     expect(res.headers['x-request-id']).toMatch(/^req_/);
   });
 
-  it('a request refused after one received whole: that one is answered first, whole, then the refusal, and the write stands', async () => {
-    const body = JSON.stringify(orderBody({ reference: `pipelined-${newKey()}` }));
-    const order =
-      `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Idempotency-Key: ${newKey()}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    const res = await rawRequest([order + 'BLAH\r\n\r\n']);
-    expect(res.text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 400']);
-    const placed = JSON.parse(res.text.slice(res.text.indexOf('{'), res.text.indexOf('HTTP/1.1 400'))) as {
-      data: { id: string };
-    };
+  it('a request refused after others received whole: those are answered first, whole, then the refusal, and their writes stand', async () => {
+    const res = await rawRequest([pipelinedOrders(6) + 'BLAH\r\n\r\n']);
+    expect(res.text.match(/HTTP\/1\.1 \d{3}/g)).toEqual([...Array<string>(6).fill('HTTP/1.1 201'), 'HTTP/1.1 400']);
+    const ids = [...res.text.matchAll(/"id":"(sbx_[^"]+)"/g)].map((m) => m[1]!);
+    expect(new Set(ids).size).toBe(6);
     const refusal = res.text.slice(res.text.indexOf('HTTP/1.1 400'));
     const refusalId = /X-Request-Id: (\S+)/.exec(refusal)![1];
     expect(refusalId).not.toBe(res.headers['x-request-id']);
     expect(refusal).toContain('"code":"validation_error"');
     expect(refusal).toMatch(/^Connection: close/im);
-    expect((await t.http.get(`/v1/orders/${placed.data.id}`).set(bearer(p.sandbox))).status).toBe(200);
+    for (const id of ids) expect((await t.http.get(`/v1/orders/${id}`).set(bearer(p.sandbox))).status).toBe(200);
   });
 
   it('a second Authorization after a thousand other headers is seen: 401 invalid_api_key', async () => {
@@ -376,33 +385,80 @@ describe('slow clients', () => {
 });
 
 describe('clients that stop reading', () => {
-  const connections = () =>
-    new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+  /** A server of its own, with this stall timeout: the one above keeps the default. */
+  async function serverWithStallTimeout(sendStallTimeoutMs: number) {
+    const own = createHttpServer(t.service.app.express, {
+      logger: createLogger({ level: 'info', destination: sink }),
+      limits: { ...LIMITS, sendStallTimeoutMs },
+    });
+    await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (own.address() as AddressInfo).port,
+      connections: () =>
+        new Promise<number>((resolve, reject) => own.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
+      close: () => {
+        own.closeAllConnections();
+        return new Promise((resolve) => own.close(resolve));
+      },
+    };
+  }
   /** Many large answers asked at once on one connection: more than the connection's buffers hold. */
   const manyLargeAnswers = (n: number) =>
     'GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(n - 1) +
     'GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
 
   it('a connection whose client reads nothing of its answers is closed once they have not moved for the stall timeout', async () => {
-    await expect.poll(connections, { timeout: 10_000 }).toBe(0);
-    const socket = net.connect(port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    await new Promise((resolve) => socket.on('connect', resolve));
-    socket.pause();
-    socket.write(manyLargeAnswers(60));
-    await expect.poll(connections, { timeout: 5_000 }).toBe(1);
-    await waitFor(async () => (await connections()) === 0, { what: 'the stalled connection closed' });
-    socket.destroy();
+    const own = await serverWithStallTimeout(500);
+    try {
+      const socket = net.connect(own.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      await new Promise((resolve) => socket.on('connect', resolve));
+      socket.pause();
+      socket.write(manyLargeAnswers(60));
+      await expect.poll(own.connections, { timeout: 5_000 }).toBe(1);
+      await waitFor(async () => (await own.connections()) === 0, { what: 'the stalled connection closed' });
+      socket.destroy();
+    } finally {
+      await own.close();
+    }
   });
 
   it('a client that reads its answers gets every one of them, however long they take together', async () => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    let text = '';
-    socket.on('data', (d) => (text += d.toString('latin1')));
-    socket.write(manyLargeAnswers(30));
-    await new Promise((resolve) => socket.on('close', resolve));
-    expect(text.match(/HTTP\/1\.1 200/g)).toHaveLength(30);
+    // Longer than this read takes, short enough to cut it were progress not seen.
+    const own = await serverWithStallTimeout(5_000);
+    try {
+      const socket = net.connect(own.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      let text = '';
+      socket.on('data', (d) => (text += d.toString('latin1')));
+      socket.write(manyLargeAnswers(30));
+      await new Promise((resolve) => socket.on('close', resolve));
+      expect(text.match(/HTTP\/1\.1 200/g)).toHaveLength(30);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('draining for a shutdown', () => {
+  it('requests pipelined on a connection when the drain begins are all answered; the last answer closes it', async () => {
+    const draining = createHttpServer(t.service.app.express, {
+      logger: createLogger({ level: 'info', destination: sink }),
+      limits: LIMITS,
+    });
+    await new Promise<void>((resolve) => draining.listen(0, '127.0.0.1', resolve));
+    // The drain begins as the first request arrives, the others right behind it.
+    draining.once('request', () => {
+      draining.close();
+      drainConnections(draining);
+    });
+    const res = await rawRequest([pipelinedOrders(3)], { to: (draining.address() as AddressInfo).port });
+    expect(res.text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 201', 'HTTP/1.1 201']);
+    expect(res.text.match(/^Connection: \S+/gim)).toEqual([
+      'Connection: keep-alive',
+      'Connection: keep-alive',
+      'Connection: close',
+    ]);
   });
 });
 
