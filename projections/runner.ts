@@ -45,6 +45,8 @@ export class ProjectionRunner {
   private ownSubscription = false;
   /** Failures in a row at one position; cleared once the runner passes it. */
   private failure: StuckProjection | undefined;
+  /** Moves at every start and stop: a start or a restart begun before a stop or a newer start gives up. */
+  private run = 0;
 
   constructor(
     readonly projection: AnyProjection,
@@ -108,12 +110,16 @@ export class ProjectionRunner {
    */
   async start(from?: bigint): Promise<void> {
     this.ownSubscription = true;
+    const run = ++this.run;
+    let saved: bigint;
     try {
-      this.saved = await this.deps.store.checkpoint(this.projection.name);
+      saved = await this.deps.store.checkpoint(this.projection.name);
     } catch (err) {
-      this.restartAfter(err, from);
+      if (run === this.run) this.restartAfter(err, from);
       return;
     }
+    if (run !== this.run) return;
+    this.saved = saved;
     this.current = from ?? this.saved;
     this.sinceCheckpoint = 0;
     this.subscription = this.deps.events.subscribeToAll({
@@ -124,6 +130,7 @@ export class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
+    this.run++;
     clearTimeout(this.restartTimer);
     await this.subscription?.stop();
     this.subscription = undefined;
@@ -163,14 +170,18 @@ export class ProjectionRunner {
       'projection stopped; restarting from its checkpoint',
     );
     clearTimeout(this.restartTimer);
-    this.restartTimer = setTimeout(() => void this.restart(from), delay);
+    const run = this.run;
+    this.restartTimer = setTimeout(() => {
+      if (run === this.run) void this.restart(from);
+    }, delay);
     this.restartTimer.unref();
   }
 
   private async restart(from?: bigint): Promise<void> {
+    const run = this.run;
     await this.subscription?.stop().catch(() => undefined);
     this.subscription = undefined;
-    await this.start(from);
+    if (run === this.run) await this.start(from);
   }
 
   private async handle(e: RecordedEvent): Promise<void> {

@@ -173,6 +173,41 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     }
   });
 
+  it('when stopped while its start still waits for the checkpoint, then it never subscribes; a failed read is retried, not thrown', async () => {
+    const inner = await open();
+    const store = new CountingStore(inner);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let failNext = false;
+    store.checkpoint = async (p) => {
+      await gate;
+      if (failNext) {
+        failNext = false;
+        throw new Error('store unreachable');
+      }
+      return inner.checkpoint(p);
+    };
+    const stopped = runner(ordersList, store);
+    const starting = stopped.start();
+    await stopped.stop();
+    release();
+    await starting;
+    const control = runner(ordersList, new CountingStore(inner));
+    await control.start();
+    await appendOrder(0);
+    await reachHead(control);
+    expect(stopped.position).toBe(0n);
+    expect(store.gets).toBe(0);
+    await control.stop();
+
+    // The checkpoint cannot be read once: start resolves, and the runner starts again by itself.
+    failNext = true;
+    const retrying = runner(ordersList, store);
+    await retrying.start();
+    await reachHead(retrying);
+    await retrying.stop();
+  });
+
   it('when a process dies before its checkpoint was saved, then the restart replays those events and they are no-ops', async () => {
     const inner = await open();
     const crashing = runner(ordersList, new CountingStore(inner, false));
