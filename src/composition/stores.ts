@@ -91,13 +91,16 @@ export async function openStores(config: Config, options: OpenStoresOptions = {}
         import('../adapters/mongodb/rate-limits.js'),
         import('../adapters/mongodb/storage-errors.js'),
       ]);
-      const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 5000 });
+      let client: InstanceType<typeof MongoClient>;
       try {
+        client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 5000 });
         await client.connect();
       } catch (err) {
         // Nothing can start without it (the server or a CLI command): one line, not a driver's stack.
-        const reason = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ');
-        throw new Refusal(`MongoDB (MONGODB_URL) cannot be reached: ${reason}. Start it, or correct MONGODB_URL.`);
+        // The driver's message may quote the URL, credentials included: only its kind and code.
+        throw new Refusal(
+          `MongoDB (MONGODB_URL) cannot be reached (${mongoFailure(err)}). Start it, or correct MONGODB_URL.`,
+        );
       }
       closers.push(() => client.close());
       const db = client.db(config.MONGODB_DB);
@@ -185,4 +188,11 @@ function readiness(events: EventStore, partners: PartnerStore) {
     await Promise.all([partners.ping(), events.headPosition()]);
     return { event_store: 'ok', partners: 'ok' };
   };
+}
+
+/** A MongoDB connection failure without what it may quote of the URL: the error's name and a system code. */
+function mongoFailure(err: unknown): string {
+  const name = err instanceof Error ? err.name : 'Error';
+  const code = /\bE[A-Z]{3,}\b/.exec(err instanceof Error ? err.message : '')?.[0];
+  return code ? `${name}, ${code}` : name;
 }
