@@ -62,15 +62,9 @@ export class DocumentDiff {
     for (const got of page) {
       const want = this.expected.get(got.id);
       this.expected.delete(got.id);
-      let d: Difference | undefined;
-      if (!want) d = { collection: this.collection, id: got.id, kind: 'extra', fields: [] };
-      else {
-        const fields: FieldDifference[] = [];
-        compare('doc', json(want.doc), json(got.doc), fields);
-        compare('versions', json(want.versions), json(got.versions), fields);
-        if (fields.length)
-          d = { collection: this.collection, id: want.id, kind: 'different', fields: fields.slice(0, MAX_FIELDS) };
-      }
+      const d = want
+        ? documentDifference(this.collection, want, got)
+        : { collection: this.collection, id: got.id, kind: 'extra' as const, fields: [] };
       if (d && !this.defer(d, got)) addDifference(this.out, d);
     }
   }
@@ -80,6 +74,20 @@ export class DocumentDiff {
       addDifference(this.out, { collection: this.collection, id, kind: 'missing', fields: [] });
     this.expected.clear();
   }
+}
+
+/** How a served document differs from the replayed one of the same id, if it does. */
+export function documentDifference(
+  collection: string,
+  want: StoredDocument<unknown>,
+  got: StoredDocument<unknown>,
+): Difference | undefined {
+  const fields: FieldDifference[] = [];
+  compare('doc', json(want.doc), json(got.doc), fields);
+  compare('versions', json(want.versions), json(got.versions), fields);
+  return fields.length
+    ? { collection, id: want.id, kind: 'different', fields: fields.slice(0, MAX_FIELDS) }
+    : undefined;
 }
 
 const json = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));

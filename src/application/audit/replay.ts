@@ -59,6 +59,11 @@ export class Replay {
     return false;
   }
 
+  /** One document of a read model as folded so far. */
+  document(collection: string, id: string): StoredDocument<unknown> | undefined {
+    return this.collections.get(collection)?.get(id);
+  }
+
   /** Every document of a read model, ordered by id. */
   documents(collection: string): Array<StoredDocument<unknown>> {
     return [...(this.collections.get(collection)?.values() ?? [])].sort((a, b) =>

@@ -2,7 +2,7 @@ import { setImmediate as yieldToEventLoop, setTimeout as delay } from 'node:time
 import type { EventStore } from '../../ports/event-store.js';
 import type { ReadModelStore, StoredDocument } from '../../ports/read-model-store.js';
 import { PROJECTIONS, type AnyProjection } from '../../../projections/index.js';
-import { addDifference, DocumentDiff, noDifferences, type Difference } from './diff.js';
+import { addDifference, DocumentDiff, documentDifference, noDifferences, type Difference } from './diff.js';
 import { Replay } from './replay.js';
 import type { ReadModels } from '../read-models.js';
 
@@ -138,11 +138,18 @@ export async function verifyReadModels(
     }
     if (movedOn.length) {
       await replay.advanceTo(await events.headPosition());
-      // Still ahead of the whole log: it claims events that were never written.
       for (const { difference, served: doc } of movedOn) {
-        if (!replay.isAhead(doc)) continue;
-        addDifference(differences, difference);
-        readModels.find((r) => r.collection === difference.collection)!.differences++;
+        // Still ahead of the whole log, it claims events that were never written; where the replay
+        // has reached exactly its events, the two are compared; where it has gone past them (the
+        // document moved on again while it was read), nothing can be said of it this time.
+        const found = replay.isAhead(doc)
+          ? difference
+          : sameVersions(replay.document(difference.collection, doc.id), doc)
+            ? documentDifference(difference.collection, replay.document(difference.collection, doc.id)!, doc)
+            : undefined;
+        if (!found) continue;
+        addDifference(differences, found);
+        readModels.find((r) => r.collection === found.collection)!.differences++;
       }
     }
     const behind = readModels
@@ -190,4 +197,11 @@ function retained(
   if (!retention) return (docs) => docs;
   const cutoff = new Date(now.getTime() - retention.afterMs).toISOString();
   return (docs) => docs.filter((d) => !(String((d.doc as Record<string, unknown>)[retention.field]) < cutoff));
+}
+
+/** True when both documents have absorbed exactly the same events. */
+function sameVersions(a: StoredDocument<unknown> | undefined, b: StoredDocument<unknown>): boolean {
+  if (!a) return false;
+  const streams = Object.keys(a.versions);
+  return streams.length === Object.keys(b.versions).length && streams.every((s) => a.versions[s] === b.versions[s]);
 }
