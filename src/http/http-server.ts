@@ -81,36 +81,40 @@ function answerClientError(logger: Logger) {
   /** Connections already refused: the parser reports every later chunk again. */
   const refused = new WeakSet<Duplex>();
   return (err: NodeJS.ErrnoException, socket: AnsweringSocket): void => {
-    const inFlight = socket._httpMessage;
     const silent = socket.bytesRead === 0;
     if (err.code === 'ECONNRESET' || silent || !socket.writable) {
       socket.destroy();
       return;
     }
-    if (refused.has(socket)) return;
+    if (refused.has(socket)) {
+      // Waiting for the answers before the refusal: only a request timeout ends the wait.
+      if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
+      return;
+    }
     refused.add(socket);
     // Requests received whole are being answered, and a later one on the connection is refused
     // (pipelined): their answers go out first, whole, then the refusal. An answer cut off, or the
     // refusal in its place, would tell the client that a write it made did not happen.
-    if (inFlight?.req.complete) {
-      afterAnswers(socket, () => answer(err, socket, newId('req', 12)));
-      return;
-    }
-    if (inFlight?.headersSent) {
-      socket.destroy();
-      return;
-    }
-    answer(err, socket, (inFlight?.locals?.requestId as string | undefined) ?? newId('req', 12));
+    afterAnswers(socket, (requestId) => answer(err, socket, requestId ?? newId('req', 12)));
   };
 }
 
 /** A connection as Node's HTTP server keeps it: the answer it is writing, if any. */
 type AnsweringSocket = Duplex & { _httpMessage?: Response; bytesRead?: number };
 
-/** Runs `then` once every answer queued on the connection has gone out; closes it if one is cut off. */
-function afterAnswers(socket: AnsweringSocket, then: () => void): void {
+/**
+ * Runs `then` once every answer queued on the connection has gone out; closes it if one is cut off.
+ * An answer whose request was not received whole is to the request the parser refused: `then` answers
+ * in its place, with its id.
+ */
+function afterAnswers(socket: AnsweringSocket, then: (requestId?: string) => void): void {
   const answer = socket._httpMessage;
   if (!answer) return then();
+  if (!answer.req.complete) {
+    if (answer.headersSent) socket.destroy();
+    else then(answer.locals?.requestId as string | undefined);
+    return;
+  }
   answer.once('close', () => {
     if (!answer.writableFinished) socket.destroy();
   });
@@ -121,31 +125,33 @@ function afterAnswers(socket: AnsweringSocket, then: () => void): void {
 /** The open connections of each server made here (the stall sweep's, keyed by connection). */
 const openConnections = new WeakMap<http.Server, Map<net.Socket, string>>();
 
-/** While draining, how often connections that have become idle are closed. */
-const IDLE_SWEEP_MS = 100;
+/** The answer to the last request received on each connection (requests may be pipelined). */
+const lastAnswers = new WeakMap<object, http.ServerResponse>();
 
 /**
- * For a shutdown, after `server.close()`: the answer to the last request received on a connection
- * from now on closes it (`Connection: close`), so a client sends its next request to another replica
- * rather than here, where the grace would cut it off; idle connections are closed now, and as they
- * become idle, until the server has closed. Answers under way at the call keep their connection:
- * requests may be queued behind them (pipelined), whose answers a close would drop.
+ * For a shutdown, after `server.close()` (which closes idle connections): the answer to the last
+ * request received on a connection, from now on, closes it (`Connection: close`), so a client sends
+ * its next request to another replica rather than here, where the grace would cut it off. Answers
+ * ahead of it (pipelined) keep the connection, so none is dropped; one already sent keeping it
+ * leaves the connection to its keep-alive timeout (5 s), or to the next request's answer.
  */
 export function drainConnections(server: http.Server): void {
-  const lastReceived = new WeakMap<object, { res: http.ServerResponse; keepAlive: boolean }>();
-  const closeAfterAnswer = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    // A request pipelined behind one still to be answered: that one keeps the connection as it
-    // would have, this one closes it.
-    const before = lastReceived.get(req.socket);
-    if (before && !before.res.headersSent) before.res.shouldKeepAlive = before.keepAlive;
-    lastReceived.set(req.socket, { res, keepAlive: res.shouldKeepAlive });
+  const kept = new WeakMap<http.ServerResponse, boolean>();
+  const closeAfter = (res: http.ServerResponse) => {
+    if (res.headersSent || kept.has(res)) return;
+    kept.set(res, res.shouldKeepAlive);
     res.shouldKeepAlive = false;
   };
-  for (const event of ['request', 'checkContinue', 'checkExpectation']) server.prependListener(event, closeAfterAnswer);
-  server.closeIdleConnections();
-  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
-  sweep.unref();
-  server.once('close', () => clearInterval(sweep));
+  for (const socket of openConnections.get(server)?.keys() ?? []) {
+    const last = lastAnswers.get(socket);
+    if (last && !last.writableEnded) closeAfter(last);
+  }
+  const closeAfterLast = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const before = lastAnswers.get(req.socket);
+    if (before && before !== res && !before.headersSent && kept.has(before)) before.shouldKeepAlive = kept.get(before)!;
+    closeAfter(res);
+  };
+  for (const event of ['request', 'checkContinue', 'checkExpectation']) server.prependListener(event, closeAfterLast);
 }
 
 /**
@@ -216,6 +222,11 @@ export function createHttpServer(
       `the headers timeout (${headersTimeout} ms) must exceed the keep-alive timeout (${limits.keepAliveTimeoutMs} ms) by ${KEEP_ALIVE_MARGIN_MS} ms`,
     );
   }
+  // Each answer as the last of its connection (drainConnections), then the app.
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    lastAnswers.set(req.socket, res);
+    app(req, res);
+  };
   const server = http.createServer(
     {
       ...appClasses(app),
@@ -226,14 +237,14 @@ export function createHttpServer(
       // Node would answer a bare 400 itself; the app refuses it in its envelope (framingRefusal).
       requireHostHeader: false,
     },
-    app,
+    serve,
   );
   // An expectation other than 100-continue: Node would answer a bare 417. RFC 9110 lets a server
   // ignore it (the 417 is a MAY), so the request is served as if it had none.
-  server.on('checkExpectation', app);
+  server.on('checkExpectation', serve);
   server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
     deferContinue(req, res);
-    app(req, res);
+    serve(req, res);
   });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;

@@ -246,6 +246,15 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
     for (const id of ids) expect((await t.http.get(`/v1/orders/${id}`).set(bearer(p.sandbox))).status).toBe(200);
   });
 
+  it('a request whose body is refused after one received whole: that one is answered, then the refusal for the other, at once', async () => {
+    const broken =
+      `POST /v1/orders HTTP/1.1\r\nHost: x\r\n${auth()}Idempotency-Key: ${newKey()}\r\n` +
+      'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n';
+    const res = await rawRequest([pipelinedOrders(1) + broken]);
+    expect(res.text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 400']);
+    expect(res.closedAfterMs).toBeLessThan(LIMITS.requestTimeoutMs);
+  });
+
   it('a second Authorization after a thousand other headers is seen: 401 invalid_api_key', async () => {
     const fillers = Array.from({ length: 1_030 }, (_, i) => `x${i}: 1\r\n`).join('');
     const res = await rawRequest([
@@ -441,18 +450,29 @@ describe('clients that stop reading', () => {
 });
 
 describe('draining for a shutdown', () => {
-  it('requests pipelined on a connection when the drain begins are all answered; the last answer closes it', async () => {
+  /** A server of its own whose drain begins as its first request arrives. */
+  async function drainingAtFirstRequest(): Promise<number> {
     const draining = createHttpServer(t.service.app.express, {
       logger: createLogger({ level: 'info', destination: sink }),
       limits: LIMITS,
     });
     await new Promise<void>((resolve) => draining.listen(0, '127.0.0.1', resolve));
-    // The drain begins as the first request arrives, the others right behind it.
     draining.once('request', () => {
       draining.close();
       drainConnections(draining);
     });
-    const res = await rawRequest([pipelinedOrders(3)], { to: (draining.address() as AddressInfo).port });
+    return (draining.address() as AddressInfo).port;
+  }
+
+  it('a request under way when the drain begins is answered with Connection: close, and its connection closed', async () => {
+    const res = await rawRequest([pipelinedOrders(1)], { to: await drainingAtFirstRequest() });
+    expect(res.status).toBe(201);
+    expect(res.headers.connection).toBe('close');
+  });
+
+  it('requests pipelined on a connection when the drain begins are all answered; the last answer closes it', async () => {
+    // The drain begins as the first request arrives, the others right behind it.
+    const res = await rawRequest([pipelinedOrders(3)], { to: await drainingAtFirstRequest() });
     expect(res.text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 201', 'HTTP/1.1 201']);
     expect(res.text.match(/^Connection: \S+/gim)).toEqual([
       'Connection: keep-alive',
