@@ -190,9 +190,16 @@ function readiness(events: EventStore, partners: PartnerStore) {
   };
 }
 
-/** A MongoDB connection failure without what it may quote of the URL: the error's name and a system code. */
+/**
+ * A MongoDB connection failure without what it may quote of the URL: the error's name, and a network
+ * code or the server's code name (AuthenticationFailed) when there is one.
+ */
 function mongoFailure(err: unknown): string {
   const name = err instanceof Error ? err.name : 'Error';
-  const code = /\bE[A-Z]{3,}\b/.exec(err instanceof Error ? err.message : '')?.[0];
+  const network = /\b(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET|EAI_AGAIN)\b/.exec(
+    err instanceof Error ? err.message : '',
+  )?.[0];
+  const codeName = (err as { codeName?: unknown }).codeName;
+  const code = network ?? (typeof codeName === 'string' ? codeName : undefined);
   return code ? `${name}, ${code}` : name;
 }

@@ -64,7 +64,10 @@ describe('audit verify while the log moves on', () => {
   });
 
   /** A log holding the placement; the acceptance is written while the served documents are read. */
-  function movingLog(served: (doc: StoredDocument<unknown>) => StoredDocument<unknown>) {
+  function movingLog(
+    served: (doc: StoredDocument<unknown>) => StoredDocument<unknown>,
+    others: Array<StoredDocument<unknown>> = [],
+  ) {
     const log = [recorded(1, 0, ev.placed({ order_id: 'sbx_ord_1' }))];
     const events = {
       headPosition: async () => BigInt(log.length),
@@ -78,7 +81,7 @@ describe('audit verify while the log moves on', () => {
         if (log.length === 1) log.push(recorded(2, 1, ev.accepted()));
         let doc: StoredDocument<unknown> | null = null;
         for (const e of log) doc = applyEvent(orders, doc, e, 'sbx_ord_1');
-        return [served(doc!)];
+        return [served(doc!), ...others];
       },
     };
     return { events, source };
@@ -88,6 +91,13 @@ describe('audit verify while the log moves on', () => {
     const { events, source } = movingLog((doc) => doc);
     const report = await verifyReadModels(events, source, { projections: [orders], waitMs: 0, rounds: 1 });
     expect(report.differenceCount).toBe(0);
+  });
+
+  it('when a document claiming those new events has no replayed counterpart, then it is an extra', async () => {
+    const forged = { id: 'sbx_ord_forged', seq: 2, versions: { 'order-sbx_ord_1': 1 }, doc: { status: 'confirmed' } };
+    const { events, source } = movingLog((doc) => doc, [forged]);
+    const report = await verifyReadModels(events, source, { projections: [orders], waitMs: 0, rounds: 1 });
+    expect(report.differences).toEqual([expect.objectContaining({ id: 'sbx_ord_forged', kind: 'extra' })]);
   });
 
   it('when a document moved past the head and its content is wrong, then it is compared once the replay has caught up', async () => {

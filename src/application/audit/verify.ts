@@ -139,14 +139,18 @@ export async function verifyReadModels(
     if (movedOn.length) {
       await replay.advanceTo(await events.headPosition());
       for (const { difference, served: doc } of movedOn) {
-        // Still ahead of the whole log, it claims events that were never written; where the replay
-        // has reached exactly its events, the two are compared; where it has gone past them (the
+        // Still ahead of the whole log, it claims events that were never written; with the log's
+        // events it claims and no replayed document, it should not exist; where the replay has
+        // reached exactly its events, the two are compared; where it has gone past them (the
         // document moved on again while it was read), nothing can be said of it this time.
+        const want = replay.document(difference.collection, doc.id);
         const found = replay.isAhead(doc)
           ? difference
-          : sameVersions(replay.document(difference.collection, doc.id), doc)
-            ? documentDifference(difference.collection, replay.document(difference.collection, doc.id)!, doc)
-            : undefined;
+          : !want
+            ? { ...difference, kind: 'extra' as const, fields: [] }
+            : sameVersions(want, doc)
+              ? documentDifference(difference.collection, want, doc)
+              : undefined;
         if (!found) continue;
         addDifference(differences, found);
         readModels.find((r) => r.collection === found.collection)!.differences++;
