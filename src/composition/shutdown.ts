@@ -66,10 +66,7 @@ export function installShutdown(steps: ShutdownSteps): void {
       force.unref();
       // Stop accepting; each connection closes once its answer is out, so the drain finishes when
       // requests do.
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        drainConnections(server);
-      });
+      await new Promise<void>((resolve) => drainConnections(server, resolve));
       await steps.close();
     } catch (err) {
       log('error', { err, signal }, 'shutdown failed: exiting');

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express, Response } from 'express';
 import { ApiError, type ErrorCode } from '../domain/errors.js';
@@ -129,13 +129,16 @@ const openConnections = new WeakMap<http.Server, Map<net.Socket, string>>();
 const lastAnswers = new WeakMap<object, http.ServerResponse>();
 
 /**
- * For a shutdown, after `server.close()` (which closes idle connections): the answer to the last
- * request received on a connection, from now on, closes it (`Connection: close`), so a client sends
- * its next request to another replica rather than here, where the grace would cut it off. Answers
- * ahead of it (pipelined) keep the connection, so none is dropped; one already sent keeping it
- * leaves the connection to its keep-alive timeout (5 s), or to the next request's answer.
+ * For a shutdown: stops accepting connections (`closed` runs once every connection has ended), and
+ * the answer to the last request received on each connection, from now on, closes it
+ * (`Connection: close`), so a client sends its next request to another replica rather than here,
+ * where the grace would cut it off. Answers ahead of it (pipelined) keep the connection, so none is
+ * dropped. An idle connection is not closed at once, as `server.close()` would: a request its client
+ * may be sending on it then would meet the close with no answer, its outcome unknown. It gets one
+ * more answer, which closes it, or ends at its keep-alive timeout (5 s).
  */
-export function drainConnections(server: http.Server): void {
+export function drainConnections(server: http.Server, closed: () => void): void {
+  net.Server.prototype.close.call(server, () => closed());
   const kept = new WeakMap<http.ServerResponse, boolean>();
   const closeAfter = (res: http.ServerResponse) => {
     if (res.headersSent || kept.has(res)) return;

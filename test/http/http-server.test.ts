@@ -457,12 +457,31 @@ describe('draining for a shutdown', () => {
       limits: LIMITS,
     });
     await new Promise<void>((resolve) => draining.listen(0, '127.0.0.1', resolve));
-    draining.once('request', () => {
-      draining.close();
-      drainConnections(draining);
-    });
+    draining.once('request', () => drainConnections(draining, () => undefined));
     return (draining.address() as AddressInfo).port;
   }
+
+  it('a connection idle when the drain begins is not cut: a request its client sends on it is answered, closing it', async () => {
+    const draining = createHttpServer(t.service.app.express, {
+      logger: createLogger({ level: 'info', destination: sink }),
+      limits: { ...LIMITS, keepAliveTimeoutMs: 60_000, headersTimeoutMs: 120_000, requestTimeoutMs: 120_000 },
+    });
+    await new Promise<void>((resolve) => draining.listen(0, '127.0.0.1', resolve));
+    const socket = net.connect((draining.address() as AddressInfo).port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    let text = '';
+    socket.on('data', (d) => (text += d.toString()));
+    const ping = `GET /v1/ping HTTP/1.1\r\nHost: x\r\n${auth()}\r\n`;
+    socket.write(ping);
+    await waitFor(() => /\r\n\r\n\{.*\}$/s.test(text), { what: 'the first answer' });
+    let closed = false;
+    drainConnections(draining, () => (closed = true));
+    socket.write(ping);
+    await new Promise((resolve) => socket.on('close', resolve));
+    expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(text.match(/^Connection: \S+/gim)).toEqual(['Connection: keep-alive', 'Connection: close']);
+    await waitFor(() => closed, { what: 'the server closed' });
+  });
 
   it('a request under way when the drain begins is answered with Connection: close, and its connection closed', async () => {
     const res = await rawRequest([pipelinedOrders(1)], { to: await drainingAtFirstRequest() });
