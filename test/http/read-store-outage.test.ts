@@ -1,17 +1,10 @@
-import { jsonLineSink, type LogLine } from '../support/log-sink.js';
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PartnerAdmin } from '../../src/application/partners.js';
-import { loadConfig } from '../../src/config.js';
-import { buildService, type Service } from '../../src/composition/server.js';
-import { openStores, type Stores } from '../../src/composition/stores.js';
 import { StorageUnavailableError } from '../../src/ports/event-store.js';
 import type { ReadModelStore } from '../../src/ports/read-model-store.js';
-import { systemClock } from '../../src/shared/clock.js';
 import { createLogger } from '../../src/shared/logger.js';
-import { http, type Http } from '../support/http.js';
-import { demoCatalog, placeOrder } from '../support/orders.js';
-import { bearer, tempDataDir } from '../support/service.js';
+import { jsonLineSink, type LogLine } from '../support/log-sink.js';
+import { placeOrder } from '../support/orders.js';
+import { bearer, startTestService, type TestService } from '../support/service.js';
 import { waitFor } from '../support/wait.js';
 
 // The read-model store goes away (MongoDB down) while the log, embedded, still takes orders: every
@@ -19,10 +12,7 @@ import { waitFor } from '../support/wait.js';
 // cannot be read either. Once the store is back, each catches up by itself, without a restart.
 
 const lines: LogLine[] = [];
-let dataDir: string;
-let stores: Stores;
-let service: Service;
-let api: Http;
+let t: TestService;
 let key: string;
 let down = false;
 
@@ -44,40 +34,27 @@ function outageable(store: ReadModelStore): ReadModelStore {
 }
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  const logger = createLogger({ level: 'info', destination: jsonLineSink(lines) });
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
-  stores = await openStores(config, { logger });
-  service = await buildService(
-    config,
-    { ...stores, readModels: outageable(stores.readModels) },
-    {
-      logger,
-      clock: systemClock,
-      webhooks: { lease: { ttlMs: 6 * 3600_000, tickMs: 3600_000 } },
-    },
-  );
-  await service.services.catalog.import(demoCatalog());
-  api = http(service.app);
-  key = (await new PartnerAdmin(stores.partners, systemClock, 1200).createPartner({ name: 'Outage' })).sandbox.key;
+  t = await startTestService({
+    logger: createLogger({ level: 'info', destination: jsonLineSink(lines) }),
+    readModels: outageable,
+  });
+  key = (await t.partner({ name: 'Outage' })).sandbox;
 });
 afterAll(async () => {
   down = false;
-  await service.stop();
-  await stores.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await t.close();
 });
 
 const listed = async (reference: string) =>
-  ((await api.get('/v1/orders').query({ reference }).set(bearer(key))).body.data ?? []) as unknown[];
+  ((await t.http.get('/v1/orders').query({ reference }).set(bearer(key))).body.data ?? []) as unknown[];
 
 describe('the read-model store unreachable for a while', () => {
   it('when orders are placed during the outage, then once it is back every read model catches up without a restart', async () => {
-    expect((await placeOrder(api, key, { reference: 'before' })).status).toBe(201);
+    expect((await placeOrder(t.http, key, { reference: 'before' })).status).toBe(201);
     await waitFor(async () => (await listed('before')).length === 1, { what: 'the first order listed' });
 
     down = true;
-    expect((await placeOrder(api, key, { reference: 'during' })).status).toBe(201);
+    expect((await placeOrder(t.http, key, { reference: 'during' })).status).toBe(201);
     // Each read model fails on the order, then cannot read its checkpoint to follow the log alone.
     await waitFor(
       () =>
@@ -92,7 +69,7 @@ describe('the read-model store unreachable for a while', () => {
       what: 'the order placed during the outage listed',
       timeoutMs: 60_000,
     });
-    const ready = await api.get('/readyz');
+    const ready = await t.http.get('/readyz');
     expect(ready.body.data.checks.read_models).toBe('ok');
   }, 90_000);
 });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openStores, type Stores } from '../../src/composition/stores.js';
 import { buildService, type Service } from '../../src/composition/server.js';
-import { createLogger } from '../../src/shared/logger.js';
+import { createLogger, type Logger } from '../../src/shared/logger.js';
+import type { ReadModelStore } from '../../src/ports/read-model-store.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { PartnerAdmin } from '../../src/application/partners.js';
 import type { Scope } from '../../src/domain/scopes.js';
@@ -47,14 +48,19 @@ export async function startTestService(
     dataDir?: string;
     webhooks?: WebhookOptions;
     auditGate?: () => Promise<void>;
+    /** The service's logger (silent by default): a test reading its lines passes one writing to a sink. */
+    logger?: Logger;
+    /** Wraps the read-model store the service is built on (a store that fails on demand). */
+    readModels?: (store: ReadModelStore) => ReadModelStore;
   } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SQLITE_SYNCHRONOUS: 'NORMAL', ...options.env });
   const clock = options.clock ?? new ManualClock();
   const stores = await openStores(config);
-  const service = await buildService(config, stores, {
-    logger: createLogger({ level: 'silent', pretty: false }),
+  const built = options.readModels ? { ...stores, readModels: options.readModels(stores.readModels) } : stores;
+  const service = await buildService(config, built, {
+    logger: options.logger ?? createLogger({ level: 'silent', pretty: false }),
     clock,
     // One process: it holds the webhook sender lease from its start. Renewals every 2 s would move
     // the log's head under tests that check a refused request appended nothing.
