@@ -69,6 +69,53 @@ describe('SQLite consumer group positions', () => {
   });
 });
 
+describe('SQLite consumer group wake-ups', () => {
+  it('wakes a waiting group once, the delay after an append, for every event appended meanwhile', async () => {
+    const wakes = manualDeferral(5);
+    // No poll within the test: only an append wakes a reader.
+    const store = new SqliteEventStore({
+      file: join(dir, 'events.db'),
+      consumerWakes: wakes.deferral,
+      pollIntervalMs: 60_000,
+    });
+    try {
+      const group = store.consumerGroup({ group: 'g', filter: { streamPrefixes: ['s-'] } });
+      const delivered: string[] = [];
+      await group.start(async (e) => {
+        delivered.push(e.type);
+        return 'ack';
+      });
+      const followed: string[] = [];
+      const subscription = store.subscribeToAll({
+        onEvent: (e) => {
+          followed.push(e.type);
+        },
+      });
+
+      // Given a waiting group, when three appends commit one after another,
+      for (const type of ['A', 'B', 'C']) await store.append('s-1', [ev(type)], { expectedRevision: 'any' });
+      // then a subscription reads them at once (read-your-writes waits on it),
+      await eventually(() => followed.length === 3);
+      // while the group has one wake-up scheduled for all three and has read none of them;
+      expect(wakes.asked).toBe(1);
+      expect(delivered).toEqual([]);
+      // when the delay passes, it reads them all.
+      wakes.due();
+      await eventually(() => delivered.length === 3);
+      expect(delivered).toEqual(['A', 'B', 'C']);
+
+      // Given a group waiting for its delay, when it stops, then it does not wait for the delay.
+      await store.append('s-1', [ev('D')], { expectedRevision: 'any' });
+      expect(wakes.waiting).toBe(1);
+      await group.stop();
+      expect(wakes.waiting).toBe(0);
+      await subscription.stop();
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('SQLite consumer group positions, several in flight', () => {
   it('writes a window only once all of it is settled, a parked event at once', async () => {
     const file = join(dir, 'events.db');
@@ -289,9 +336,23 @@ describe('SQLite consumer groups while the store cannot write', () => {
     });
   }
 
+  const nextTurn = {
+    delayMs: 0,
+    schedule(run: () => void) {
+      const immediate = setImmediate(run);
+      return () => clearImmediate(immediate);
+    },
+  };
+
   /** A group whose handler fails on the store at every delivery of its one event; `deliveries()` counts them. */
   async function alwaysFailing(pollIntervalMs: number) {
-    const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs, synchronous: 'NORMAL' });
+    const store = new SqliteEventStore({
+      file: join(dir, 'events.db'),
+      pollIntervalMs,
+      synchronous: 'NORMAL',
+      // Woken on the next turn (not a timer): the waits measured here are the failures' alone.
+      consumerWakes: nextTurn,
+    });
     const group = store.consumerGroup({ group: 'g', filter: { streamPrefixes: ['s-'] }, onError: () => undefined });
     let deliveries = 0;
     await group.start(async () => {

@@ -132,7 +132,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.deps.wakeup.notify();
+    this.deps.wakeup.interrupt();
     await this.loop;
     this.loop = undefined;
     this.writePosition();
@@ -220,7 +220,7 @@ export class SqliteConsumerGroup implements ConsumerGroup {
         // Events the filter skipped move the position too, so a restart does not rescan them.
         if (page.scannedTo > checkpoint) this.advance(page.scannedTo);
         checkpoint = page.scannedTo;
-        if (page.reachedHead && !this.stopped) await wakeup.wait(pollMs, seen);
+        if (page.reachedHead && !this.stopped) await wakeup.wait(pollMs, seen, true);
       } catch (err) {
         // The group's own reads and writes meet a full or failing disk as SQLite's errors.
         this.report(storageError(err, STORE));

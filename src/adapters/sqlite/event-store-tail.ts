@@ -52,7 +52,7 @@ export function tailSubscription(
   return {
     async stop() {
       stopped = true;
-      wakeup.notify();
+      wakeup.interrupt();
       await done;
     },
   };

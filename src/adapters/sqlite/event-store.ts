@@ -84,6 +84,8 @@ export interface SqliteEventStoreOptions {
   positionWrites?: Deferral;
   /** When commits of only 'ordered' appends are synced without a durable one after them (tests pass their own). */
   orderedSyncs?: Deferral;
+  /** When consumer groups wake after an append (CONSUMER_WAKE_DELAY_MS; tests pass their own). */
+  consumerWakes?: Deferral;
 }
 
 const MAX_REVISION = Number.MAX_SAFE_INTEGER;
@@ -116,7 +118,7 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly clock: Clock;
   private readonly pollMs: number;
-  private readonly wakeup = new Wakeup();
+  private readonly wakeup: Wakeup;
   private readonly recent: RecentEvents;
   private readonly reader: PageReader;
   private readonly subscriptions = new Set<Subscription>();
@@ -136,6 +138,7 @@ export class SqliteEventStore implements EventStore {
 
   constructor(options: SqliteEventStoreOptions) {
     this.positionWrites = options.positionWrites;
+    this.wakeup = new Wakeup(options.consumerWakes);
     this.clock = options.clock ?? systemClock;
     this.pollMs = options.pollIntervalMs ?? 25;
     this.recent = new RecentEvents(options.recentEvents);
