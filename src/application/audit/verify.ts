@@ -139,18 +139,7 @@ export async function verifyReadModels(
     if (movedOn.length) {
       await replay.advanceTo(await events.headPosition());
       for (const { difference, served: doc } of movedOn) {
-        // Still ahead of the whole log, it claims events that were never written; with the log's
-        // events it claims and no replayed document, it should not exist; where the replay has
-        // reached exactly its events, the two are compared; where it has gone past them (the
-        // document moved on again while it was read), nothing can be said of it this time.
-        const want = replay.document(difference.collection, doc.id);
-        const found = replay.isAhead(doc)
-          ? difference
-          : !want
-            ? { ...difference, kind: 'extra' as const, fields: [] }
-            : sameVersions(want, doc)
-              ? documentDifference(difference.collection, want, doc)
-              : undefined;
+        const found = judgedAfterCatchUp(replay, difference, doc);
         if (!found) continue;
         addDifference(differences, found);
         readModels.find((r) => r.collection === found.collection)!.differences++;
@@ -203,9 +192,26 @@ function retained(
   return (docs) => docs.filter((d) => !(String((d.doc as Record<string, unknown>)[retention.field]) < cutoff));
 }
 
+/**
+ * A served document set aside as ahead of the log, judged once the replay has caught up with it.
+ * Still ahead of the whole log, it claims events that were never written; with the log's events it
+ * claims and no replayed document, it should not exist; where the replay has reached exactly its
+ * events, the two are compared; where it has gone past them (the document moved on again while it
+ * was read), nothing can be said of it this time.
+ */
+function judgedAfterCatchUp(
+  replay: Replay,
+  difference: Difference,
+  doc: StoredDocument<unknown>,
+): Difference | undefined {
+  if (replay.isAhead(doc)) return difference;
+  const want = replay.document(difference.collection, doc.id);
+  if (!want) return { ...difference, kind: 'extra', fields: [] };
+  return sameVersions(want, doc) ? documentDifference(difference.collection, want, doc) : undefined;
+}
+
 /** True when both documents have absorbed exactly the same events. */
-function sameVersions(a: StoredDocument<unknown> | undefined, b: StoredDocument<unknown>): boolean {
-  if (!a) return false;
+function sameVersions(a: StoredDocument<unknown>, b: StoredDocument<unknown>): boolean {
   const streams = Object.keys(a.versions);
   return streams.length === Object.keys(b.versions).length && streams.every((s) => a.versions[s] === b.versions[s]);
 }
