@@ -147,16 +147,19 @@ export class ProjectionRunner {
     await this.start(0n);
   }
 
-  /** Resolves true once every event up to `position` has been applied, false after `timeoutMs`. */
-  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+  /** Resolves true once every event up to `position` has been applied; false after `timeoutMs`, or when `signal` aborts first. */
+  waitFor(position: bigint, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     if (this.current >= position) return Promise.resolve(true);
     return new Promise((resolve) => {
       const waiter = { position, resolve };
       this.waiters.push(waiter);
-      setTimeout(() => {
+      const giveUp = () => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve(this.current >= position);
-      }, timeoutMs).unref();
+      };
+      setTimeout(giveUp, timeoutMs).unref();
+      if (signal?.aborted) giveUp();
+      else signal?.addEventListener('abort', giveUp, { once: true });
     });
   }
 

@@ -32,8 +32,11 @@ export interface LeaseOptions {
 }
 
 export interface LeaseCallbacks {
-  /** This replica now holds the lease: start the guarded work. */
-  onAcquired(): Promise<void>;
+  /**
+   * This replica now holds the lease: start the guarded work. `signal` aborts when the lease is lost
+   * or given up before the start has finished (onLost runs after it returns, either way).
+   */
+  onAcquired(signal: AbortSignal): Promise<void>;
   /** It no longer does (or is stopping): stop the guarded work before returning. */
   onLost(): Promise<void>;
 }
@@ -88,6 +91,8 @@ export class Lease {
   private ticking: Promise<void> | undefined;
   /** Acquired and lost callbacks run one after the other, never overlapping. */
   private transitions: Promise<void> = Promise.resolve();
+  /** Aborts the guarded work's start still running when the lease is lost. */
+  private starting: AbortController | undefined;
   private callbacks: LeaseCallbacks | undefined;
 
   constructor(
@@ -109,14 +114,23 @@ export class Lease {
     return this.holding && this.now() - this.renewedAt < this.ttlMs - this.tickMs;
   }
 
-  /** Takes part: a first tick now (so a lone replica holds the lease when this resolves), then every tick. */
+  /**
+   * Takes part: a first tick now (so a lone replica holds the lease when this resolves), then every
+   * tick. The guarded work starts in the background (`settled`): the webhook sender's start waits
+   * for the delivery log to catch up with the event log, which must not keep a restarting replica's
+   * port closed, and renewals go on meanwhile.
+   */
   async start(callbacks: LeaseCallbacks): Promise<void> {
     this.callbacks = callbacks;
     await this.tick();
-    await this.transitions;
     if (!this.runTimer) return;
     this.timer = setInterval(() => void this.tick(), this.tickMs);
     this.timer.unref();
+  }
+
+  /** Resolves once the guarded work's latest start or stop has finished (or failed). */
+  settled(): Promise<void> {
+    return this.transitions;
   }
 
   /** Stops taking part; a holder stops its work, then releases the lease so a standby takes over at once. */
@@ -177,9 +191,11 @@ export class Lease {
     this.observed = undefined;
     this.deps.logger?.info({ lease: this.stream, holder: this.holder }, 'lease acquired');
     const callbacks = this.callbacks;
+    const starting = (this.starting = new AbortController());
     this.transitions = this.transitions
-      .then(() => callbacks?.onAcquired())
+      .then(() => callbacks?.onAcquired(starting.signal))
       .catch((err: unknown) => {
+        if (starting.signal.aborted) return; // lost meanwhile: onLost follows
         this.deps.logger?.error({ err, lease: this.stream }, 'could not start the work of the lease; stepping down');
         if (this.holding) this.lose();
       });
@@ -187,6 +203,8 @@ export class Lease {
 
   private lose(): void {
     this.holding = false;
+    this.starting?.abort();
+    this.starting = undefined;
     this.deps.logger?.info({ lease: this.stream, holder: this.holder }, 'lease lost or given up');
     const callbacks = this.callbacks;
     this.transitions = this.transitions

@@ -211,10 +211,11 @@ export class ReadModels {
   /**
    * Read-your-writes: waits until the named read model has applied everything that was in the log
    * when the read began, so a partner always sees its own completed writes. Bounded; never a sleep.
+   * False when it has not after `timeoutMs`, or once `signal` aborts.
    */
-  async catchUp(name: string, timeoutMs = READ_YOUR_WRITES_TIMEOUT_MS): Promise<boolean> {
+  async catchUp(name: string, timeoutMs = READ_YOUR_WRITES_TIMEOUT_MS, signal?: AbortSignal): Promise<boolean> {
     const head = await this.deps.events.readYourWritesPosition();
-    return this.runner(name).waitFor(head, timeoutMs);
+    return this.runner(name).waitFor(head, timeoutMs, signal);
   }
 
   /**

@@ -122,21 +122,24 @@ export function createWebhooks(deps: {
 
   /**
    * Every delivery the log says is pending (or also retrying) that the agenda does not have yet.
-   * On taking over, the log must first include the whole event log; a rescan takes it as it is.
+   * On taking over (`takeover`, aborted if the lease is lost meanwhile) the log must first include
+   * the whole event log; a rescan takes it as it is.
    */
-  const resume = async (statuses: readonly string[], catchUp = true): Promise<void> => {
-    if (catchUp && !(await readModels.catchUp(webhookDeliveries.name, LOG_CATCH_UP_MS))) {
+  const resume = async (statuses: readonly string[], takeover?: AbortSignal): Promise<void> => {
+    if (takeover && !(await readModels.catchUp(webhookDeliveries.name, LOG_CATCH_UP_MS, takeover))) {
+      takeover.throwIfAborted();
       throw new Error('the webhook delivery log did not catch up with the event log; cannot resume deliveries');
     }
-    await trackUnfinished({ store: readModels.store, log, scheduler }, statuses, { fromLog: !catchUp });
+    await trackUnfinished({ store: readModels.store, log, scheduler }, statuses, { fromLog: !takeover });
   };
 
   const unregister: Array<() => void> = [];
   const sender = {
     // Resume the durable schedule first: every delivery the log says is pending or retrying.
-    async onAcquired() {
+    async onAcquired(signal: AbortSignal) {
       metrics.setLeaseHeld(WEBHOOK_SENDER_LEASE, true);
-      await resume(['pending', 'retrying']);
+      await resume(['pending', 'retrying'], signal);
+      signal.throwIfAborted();
       scheduler.start();
       await dispatcher.start();
       unregister.push(
@@ -144,7 +147,7 @@ export function createWebhooks(deps: {
         metrics.onConsumerGroupLag(WEBHOOK_DISPATCHER_GROUP, () => dispatcher.lag()),
       );
       rescan = setInterval(
-        () => void resume(['pending'], false).catch((err: unknown) => logger.error({ err }, 'webhook rescan failed')),
+        () => void resume(['pending']).catch((err: unknown) => logger.error({ err }, 'webhook rescan failed')),
         RESCAN_MS,
       );
       rescan.unref();

@@ -96,7 +96,12 @@ export function expectStripeVerifies(r: Received, secret: string, clock: ManualC
 
 /** A test service whose webhooks may go to loopback receivers over http. */
 export async function startWebhookService(
-  options: { dataDir?: string; clock?: ManualClock; env?: Record<string, string>; webhooks?: WebhookOptions } = {},
+  options: Pick<Parameters<typeof startTestService>[0] & object, 'readModels' | 'senderStarted'> & {
+    dataDir?: string;
+    clock?: ManualClock;
+    env?: Record<string, string>;
+    webhooks?: WebhookOptions;
+  } = {},
 ) {
   const t = await startTestService({ ...options, env: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', ...options.env } });
   return {

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import { bearer, tempDataDir } from '../support/service.js';
 import { placeOrder } from '../support/orders.js';
 import { ManualClock } from '../../src/shared/clock.js';
+import { waitFor } from '../support/wait.js';
+import type { ReadModelStore } from '../../src/ports/read-model-store.js';
 import { register, startReceiver, startWebhookService, type Receiver } from './webhooks-fixture.js';
 
 let receiver: Receiver | undefined;
@@ -61,5 +63,75 @@ describe('restart in the middle of a retry schedule', () => {
     } finally {
       await second.stop();
     }
+  });
+});
+
+/** The read-model store with every write of the webhook delivery log held until `open()`: a long catch-up. */
+function heldDeliveryLog() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const wrap = (store: ReadModelStore): ReadModelStore =>
+    new Proxy(store, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (prop !== 'put' || typeof value !== 'function') return value;
+        return async (collection: string, ...rest: unknown[]) => {
+          if (collection === 'webhook_deliveries') await opened;
+          return (value as (...a: unknown[]) => unknown).call(target, collection, ...rest);
+        };
+      },
+    });
+  return { wrap, open };
+}
+
+describe('restart while the webhook delivery log catches up with the event log', () => {
+  it('when its catch-up is long, then the service starts and answers at once, sends once caught up what was due and what came meanwhile, and a stop meanwhile is not held up', async () => {
+    dataDir = tempDataDir();
+    const clock = new ManualClock();
+    receiver = await startReceiver();
+    receiver.reply = (n) => ({ status: n < 1 ? 500 : 200 });
+    const first = await startWebhookService({ dataDir, clock });
+    const p = await first.partner();
+    await register(first, p.sandbox, receiver.url);
+    expect((await placeOrder(first.http, p.sandbox)).status).toBe(201);
+    await receiver.waitFor(1); // failed: its retry falls due a minute later
+    await first.stop();
+    clock.advance(60_000);
+
+    // The embedded read models start empty: the delivery log replays the event log, its writes held.
+    const held = heldDeliveryLog();
+    const second = await startWebhookService({ dataDir, clock, readModels: held.wrap, senderStarted: false });
+    let senderStarted = false;
+    void second.service.webhooks.lease.settled().then(() => (senderStarted = true));
+    try {
+      expect((await second.http.get('/v1/ping').set(bearer(p.sandbox))).status).toBe(200);
+      expect((await placeOrder(second.http, p.sandbox)).status).toBe(201);
+      expect(second.service.webhooks.lease.held()).toBe(true);
+      await second.scheduler.runDue();
+      expect([senderStarted, second.scheduler.pending(), receiver.received.length]).toEqual([false, 0, 1]);
+
+      held.open();
+      await second.service.webhooks.lease.settled();
+      await second.scheduler.runDue(); // the retry that fell due while the service was down
+      // Then the second order's event: nothing lost, nothing sent twice.
+      await receiver.waitFor(3);
+      const sent = receiver.received.map((r) => [r.event.type, r.event.id]);
+      expect(sent[0]![0]).toBe('order.created');
+      expect(sent).toEqual([sent[0], sent[0], ['order.created', expect.not.stringMatching(sent[0]![1]!)]]);
+    } finally {
+      await second.stop();
+    }
+
+    // Held again and not opened before the stop: the sender's start gives up and the lease is released.
+    const third = heldDeliveryLog();
+    const again = await startWebhookService({ dataDir, clock, readModels: third.wrap, senderStarted: false });
+    const stopping = again.stop();
+    const lastLeaseRecord = async () =>
+      (await again.stores.events.readStream('lease-webhook-sender', { backwards: true, maxCount: 1 }))[0]?.type;
+    await waitFor(async () => (await lastLeaseRecord()) === 'LeaseReleased', {
+      what: 'the lease released while the delivery log is still held',
+    });
+    third.open(); // the read models' own stop waits for their catch-up
+    await stopping;
   });
 });

@@ -6,7 +6,9 @@ import { waitFor } from './wait.js';
  * deliveries of a registered endpoint moments after the change, so a test that checks a refused
  * request appended nothing reads the log's head after this.
  */
-export function dispatcherIdle(service: Service): Promise<true> {
+export async function dispatcherIdle(service: Service): Promise<true> {
+  // The dispatcher starts once the webhook sender has (idle() is true where it does not run).
+  await service.webhooks.lease.settled();
   return waitFor(async () => (await service.webhooks.dispatcher.idle()) || null, {
     what: 'the webhook dispatcher to handle every order event',
   });

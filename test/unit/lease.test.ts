@@ -6,6 +6,8 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { Lease, holderMayBeAlive, type LeaseOptions } from '../../src/application/lease.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import { recordingAppends } from '../support/recording-store.js';
+import { jsonLineSink, type LogLine } from '../support/log-sink.js';
+import { createLogger } from '../../src/shared/logger.js';
 
 let dir: string;
 let store: SqliteEventStore;
@@ -39,10 +41,13 @@ function lease(holder: string, options: Partial<LeaseOptions> = {}, events: Even
     },
   );
   leases.push(l);
-  const started = l.start({
-    onAcquired: async () => void log.push('acquired'),
-    onLost: async () => void log.push('lost'),
-  });
+  // These tests are about who holds the lease: each waits for the work's start too (see the test of a slow start).
+  const started = l
+    .start({
+      onAcquired: async () => void log.push('acquired'),
+      onLost: async () => void log.push('lost'),
+    })
+    .then(() => l.settled());
   return { lease: l, log, started };
 }
 
@@ -99,6 +104,48 @@ describe('Lease', () => {
     expect(b.lease.held()).toBe(true);
     const types = (await store.readStream('lease-work')).map((e) => e.type);
     expect(types).toEqual(['LeaseAcquired', 'LeaseReleased', 'LeaseAcquired']);
+  });
+
+  it('when its work is slow to start, then start resolves once the lease is held, renewals go on, and a stop aborts that start before its onLost', async () => {
+    const lines: LogLine[] = [];
+    const steps: string[] = [];
+    const l = new Lease(
+      { events: store, logger: createLogger({ level: 'info', destination: jsonLineSink(lines) }) },
+      { name: 'work', holder: 'host/1/a', ttlMs: 10_000, tickMs: 2_000, now: () => now, timer: false },
+    );
+    leases.push(l);
+    let settled = false;
+    await l.start({
+      // Like the webhook sender waiting for its delivery log to catch up, until the lease is lost.
+      onAcquired: (signal) => {
+        steps.push('starting');
+        return new Promise((_, reject) =>
+          signal.addEventListener('abort', () => {
+            steps.push('aborted');
+            reject(signal.reason as Error);
+          }),
+        );
+      },
+      onLost: async () => void steps.push('lost'),
+    });
+    void l.settled().then(() => (settled = true));
+    expect(l.held()).toBe(true);
+    expect(steps).toEqual(['starting']);
+    for (let i = 0; i < 6; i++) {
+      now += 2_000;
+      await l.tick();
+    }
+    expect(l.held(), 'renewed past the TTL while its work was starting').toBe(true);
+    expect(settled).toBe(false);
+
+    await l.stop();
+    expect(steps).toEqual(['starting', 'aborted', 'lost']);
+    expect(settled).toBe(true);
+    expect((await store.readStream('lease-work')).at(-1)!.type).toBe('LeaseReleased');
+    expect(
+      lines.filter((line) => Number(line.level) >= 50),
+      'an aborted start is no error',
+    ).toEqual([]);
   });
 
   it('when the holder is a process of this host that no longer runs, then the lease is taken at once', async () => {
