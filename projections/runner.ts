@@ -119,6 +119,12 @@ export class ProjectionRunner {
       return;
     }
     if (run !== this.run) return;
+    // Another start subscribed while this one read its checkpoint (two rebuilds asked at once): stop
+    // that subscription, or it would go on applying events unseen by stop().
+    if (this.subscription) {
+      await this.unsubscribe();
+      if (run !== this.run) return;
+    }
     this.saved = saved;
     this.current = from ?? this.saved;
     this.sinceCheckpoint = 0;
@@ -132,9 +138,15 @@ export class ProjectionRunner {
   async stop(): Promise<void> {
     this.run++;
     clearTimeout(this.restartTimer);
-    await this.subscription?.stop();
-    this.subscription = undefined;
+    await this.unsubscribe();
     await this.flush();
+  }
+
+  /** Taken before its stop is awaited: a start may subscribe again meanwhile (a rebuild asked twice). */
+  private unsubscribe(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    return subscription ? subscription.stop() : Promise.resolve();
   }
 
   /** Drops the read model and its checkpoint, then replays the whole log into it. */
@@ -182,8 +194,7 @@ export class ProjectionRunner {
 
   private async restart(from?: bigint): Promise<void> {
     const run = this.run;
-    await this.subscription?.stop().catch(() => undefined);
-    this.subscription = undefined;
+    await this.unsubscribe().catch(() => undefined);
     if (run === this.run) await this.start(from);
   }
 

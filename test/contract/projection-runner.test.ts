@@ -253,6 +253,45 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     expect(built[1]!.map((d) => d.seq)).toEqual(rebuilt[1]!.map((d, i) => d.seq + (i === 0 ? 10 : 0)));
   });
 
+  it('when rebuilds are asked again while one is starting, then one subscription follows the log, none after stop, and the documents are what one rebuild builds', async () => {
+    const store = await open();
+    let following = 0;
+    const counted = new Proxy(events, {
+      get(target, prop) {
+        if (prop !== 'subscribeToAll') return Reflect.get(target, prop, target) as unknown;
+        return (options: Parameters<SqliteEventStore['subscribeToAll']>[0]) => {
+          const subscription = target.subscribeToAll(options);
+          following++;
+          const stop = subscription.stop.bind(subscription);
+          let stopped = false;
+          subscription.stop = () => {
+            if (!stopped) following--;
+            stopped = true;
+            return stop();
+          };
+          return subscription;
+        };
+      },
+    });
+    const r = new ProjectionRunner(ordersList, { events: counted, store });
+    running.push(r);
+    await r.start();
+    for (let n = 0; n < 3; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
+    await reachHead(r);
+    const built = comparable(await store.all(ordersList.collection));
+
+    // Two and three operators' calls at once (POST /internal/projections/orders-list/rebuild).
+    for (const calls of [2, 3]) await Promise.all(Array.from({ length: calls }, () => r.rebuild()));
+    expect(following).toBe(1);
+    await appendOrder(3, lifeOf(3).slice(0, 2));
+    await reachHead(r);
+    const rebuilt = await store.all(ordersList.collection);
+    expect(comparable(rebuilt.slice(0, 3))).toEqual(built);
+    expect(rebuilt.map((d) => d.seq)).toEqual([2, 2, 2, 2]);
+    await r.stop();
+    expect(following).toBe(0);
+  });
+
   it('when two runners of one projection share one store and run at the same time, then the documents are exactly what one runner builds', async () => {
     for (let n = 0; n < 10; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
     const shared = new CountingStore(await open());
