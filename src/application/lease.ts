@@ -34,7 +34,7 @@ export interface LeaseOptions {
 export interface LeaseCallbacks {
   /**
    * This replica now holds the lease: start the guarded work. `signal` aborts when the lease is lost
-   * or given up before the start has finished (onLost runs after it returns, either way).
+   * or given up while the start runs; onLost runs after the start has returned or thrown.
    */
   onAcquired(signal: AbortSignal): Promise<void>;
   /** It no longer does (or is stopping): stop the guarded work before returning. */
@@ -116,9 +116,9 @@ export class Lease {
 
   /**
    * Takes part: a first tick now (so a lone replica holds the lease when this resolves), then every
-   * tick. The guarded work starts in the background (`settled`): the webhook sender's start waits
-   * for the delivery log to catch up with the event log, which must not keep a restarting replica's
-   * port closed, and renewals go on meanwhile.
+   * tick. The guarded work starts in the background (`settled` says when it has), renewals going on
+   * meanwhile: a start that takes longer than the TTL (a sender's delivery log catching up with a
+   * long event log) must not lose the lease for want of them.
    */
   async start(callbacks: LeaseCallbacks): Promise<void> {
     this.callbacks = callbacks;
@@ -193,7 +193,11 @@ export class Lease {
     const callbacks = this.callbacks;
     const starting = (this.starting = new AbortController());
     this.transitions = this.transitions
-      .then(() => callbacks?.onAcquired(starting.signal))
+      // Lost before its turn (behind a slow onLost): nothing to start, onLost follows.
+      .then(() => (starting.signal.aborted ? undefined : callbacks?.onAcquired(starting.signal)))
+      .then(() => {
+        if (this.starting === starting) this.starting = undefined;
+      })
       .catch((err: unknown) => {
         if (starting.signal.aborted) return; // lost meanwhile: onLost follows
         this.deps.logger?.error({ err, lease: this.stream }, 'could not start the work of the lease; stepping down');

@@ -70,6 +70,14 @@ export class ReadModels {
     }
   }
 
+  /**
+   * Resolves once the start's pass over the log has reached the head it saw: every runner caught
+   * up, or dropped out after a failure to follow the log on its own. The server listens after it.
+   */
+  initialCatchUp(): Promise<void> {
+    return this.catchingUp;
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     await this.catchingUp;

@@ -110,6 +110,9 @@ export async function buildService(
   const services = await buildServices(config, stores, { ...deps, pollCatalog: true });
   metrics.watchProjections(() => services.readModels.status());
   await services.readModels.start();
+  // Listens only once the read models have caught up with the log (every start of the embedded
+  // read models replays it): a read meanwhile would wait 2 s, then answer with part of the documents.
+  await services.readModels.initialCatchUp();
   const purging = purgeExpiredReadModels(rawStores, services.readModels, deps);
   const autoAccept = new AutoAccept({
     events: stores.events,

@@ -96,7 +96,7 @@ export function expectStripeVerifies(r: Received, secret: string, clock: ManualC
 
 /** A test service whose webhooks may go to loopback receivers over http. */
 export async function startWebhookService(
-  options: Pick<Parameters<typeof startTestService>[0] & object, 'readModels' | 'senderStarted'> & {
+  options: Pick<Parameters<typeof startTestService>[0] & object, 'readModels'> & {
     dataDir?: string;
     clock?: ManualClock;
     env?: Record<string, string>;

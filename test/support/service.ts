@@ -52,11 +52,6 @@ export async function startTestService(
     logger?: Logger;
     /** Wraps the read-model store the service is built on (a store that fails on demand). */
     readModels?: (store: ReadModelStore) => ReadModelStore;
-    /**
-     * False: return once the service is built, as its start does, while the webhook sender may still
-     * be starting (its delivery log catching up). By default tests get it running.
-     */
-    senderStarted?: boolean;
   } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
@@ -72,7 +67,8 @@ export async function startTestService(
     webhooks: { lease: QUIET_LEASE, ...options.webhooks },
     ...(options.auditGate ? { auditGate: options.auditGate } : {}),
   });
-  if (options.senderStarted ?? true) await service.webhooks.lease.settled();
+  // The webhook sender starts in the background (Lease.start): tests get it running.
+  await service.webhooks.lease.settled();
   const admin = new PartnerAdmin(stores.partners, clock, config.DEFAULT_RATE_LIMIT_PER_MIN);
   const stop = async () => {
     await service.stop();
