@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { EVENTS_FILE, IdentityRefusal } from '../composition/data-dir.js';
+import { EVENTS_FILE, IdentityRefusal, SERVICE_FILE } from '../composition/data-dir.js';
 import { dataDirIdentity, runningServices, type RunningService } from '../composition/service-registry.js';
 import { openEmbeddedLogAlone, openStores, type OpenStoresOptions, type Stores } from '../composition/stores.js';
 import { StreamAccessDeniedError, type EventStore } from '../ports/event-store.js';
@@ -19,11 +19,16 @@ export class CliError extends Error {}
  */
 export async function withStores<T>(
   fn: (stores: Stores, config: Config) => Promise<T>,
-  options: Pick<OpenStoresOptions, 'webhookKeyCheck'> & { serviceStopped?: boolean } = {},
+  options: Pick<OpenStoresOptions, 'webhookKeyCheck'> & {
+    serviceStopped?: boolean;
+    /** Only reads partners and keys: refused where service.db does not exist (see checkSomethingToRead). */
+    readsPartners?: boolean;
+  } = {},
 ): Promise<T> {
-  const { serviceStopped, ...storeOptions } = options;
+  const { serviceStopped, readsPartners, ...storeOptions } = options;
   const config = cliConfig();
   checkDataDir(config);
+  if (readsPartners && config.READ_STORE === 'embedded') checkSomethingToRead(config, SERVICE_FILE);
   if (serviceStopped) checkNoServiceRuns(config);
   let stores: Stores;
   try {
@@ -53,6 +58,7 @@ export async function withEventLog<T>(
 ): Promise<T> {
   const config = cliConfig();
   checkDataDir(config, process.env, options.serviceUrl);
+  if (config.EVENT_STORE === 'embedded') checkSomethingToRead(config, EVENTS_FILE);
   const eventsFile = path.join(config.dataDir, EVENTS_FILE);
   let stores: Stores;
   try {
@@ -79,6 +85,23 @@ export async function withEventLog<T>(
   } finally {
     await stores.close();
   }
+}
+
+/**
+ * A command that only reads refuses a directory without the file it reads (a mistyped DATA_DIR),
+ * instead of making an empty data directory there and reporting that it holds nothing.
+ */
+function checkSomethingToRead(config: Config, file: string): void {
+  try {
+    fs.statSync(path.join(config.dataDir, file));
+    return;
+  } catch (err) {
+    // Anything but a missing file (DATA_DIR is a file, a permission) is the stores' to name.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
+  }
+  throw new CliError(
+    `${config.dataDir} holds no ${file}: no data directory there, so nothing to read (this command makes none). Check DATA_DIR.`,
+  );
 }
 
 /** A stream the event store refuses to this service (EventStoreDB's `$` system streams): one line, exit 1. */

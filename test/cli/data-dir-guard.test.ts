@@ -101,9 +101,28 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
 
   it('when DATA_DIR is chosen explicitly, then it is used as asked, whatever service runs', () => {
     const other = path.join(root, 'prepared-data');
-    const r = cli(['partners', 'list'], { DATA_DIR: other });
+    const r = cli(['partners', 'create', '--name', 'Prepared'], { DATA_DIR: other });
     expect(r.code, r.stderr).toBe(0);
-    expect(fs.existsSync(other)).toBe(true);
+    expect(cli(['partners', 'list'], { DATA_DIR: other }).stdout).toContain('Prepared');
+  });
+
+  it('when a command that only reads names a directory with no data (a mistyped DATA_DIR), then it refuses and makes nothing', () => {
+    const typo = path.join(root, 'servce-data');
+    for (const args of [
+      ['partners', 'list'],
+      ['keys', 'list', '--partner', 'ptn_x'],
+      ['streams', 'list'],
+      ['streams', 'show', 'order-x'],
+      ['orders', 'history', 'ord_x'],
+    ]) {
+      const r = cli(args, { DATA_DIR: typo });
+      expect(r.code, args.join(' ')).toBe(1);
+      const file = args[0] === 'partners' || args[0] === 'keys' ? 'service.db' : 'events.db';
+      expect(r.stderr.trim().split('\n')).toEqual([
+        `error: ${typo} holds no ${file}: no data directory there, so nothing to read (this command makes none). Check DATA_DIR.`,
+      ]);
+      expect(fs.existsSync(typo), args.join(' ')).toBe(false);
+    }
   });
 
   it('when data-dir adopt runs with DATA_DIR not set, or with PORT naming the running service, then it refuses as every store command does and makes no directory', () => {
@@ -161,7 +180,7 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     return stopChildService(service).then((code) => {
       expect(code).toBe(0);
       // The service removed its own file on the way out; the stale one is skipped and removed.
-      const r = cli(['partners', 'list']);
+      const r = cli(['partners', 'create', '--name', 'Default Dir']);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toBe(
         `DATA_DIR: ${path.join(elsewhere, 'data')} (the default; set DATA_DIR to use another directory)\n`,

@@ -160,7 +160,7 @@ describe('the event log is lost', () => {
   it('when events.db comes from another directory, then the start is refused; after data-dir adopt --yes the directory starts on that log', async () => {
     const dir = copyOfLived();
     const other = path.join(root(), 'other');
-    expect(runCli(other, ['partners', 'list']).code).toBe(0); // a directory of its own, with its own id
+    expect(runCli(other, ['partners', 'create', '--name', 'Other']).code).toBe(0); // a directory of its own, with its own id
     fs.copyFileSync(path.join(other, 'events.db'), path.join(dir, 'events.db'));
     const refused = startRefused(dir);
     expect(refused.status).toBe(1);
@@ -258,8 +258,8 @@ describe('the event log is lost', () => {
     const placed = path.join(root(), 'placed');
     fs.mkdirSync(placed, { mode: 0o700 });
     fs.writeFileSync(path.join(placed, 'webhook-secrets.key'), randomBytes(32), { mode: 0o600 });
-    const listed = runCli(placed, ['partners', 'list']);
-    expect(listed.code, listed.stderr).toBe(0);
+    const created = runCli(placed, ['partners', 'create', '--name', 'Placed']);
+    expect(created.code, created.stderr).toBe(0);
     expect(readId(path.join(placed, 'events.db'))).toBe(readId(path.join(placed, 'service.db')));
   });
 });
@@ -268,7 +268,9 @@ describe('a new directory', () => {
   it('when several processes start on it at once, then none is refused and both files get the same id', async () => {
     for (let round = 0; round < 3; round++) {
       const dir = path.join(root(), `concurrent-${round}`);
-      const runs = await Promise.all(Array.from({ length: 4 }, () => runCliAsync(dir, ['partners', 'list'])));
+      const runs = await Promise.all(
+        Array.from({ length: 4 }, (_, i) => runCliAsync(dir, ['partners', 'create', '--name', `Concurrent ${i}`])),
+      );
       for (const run of runs) expect(run.code, run.stderr).toBe(0);
       const id = readId(path.join(dir, 'events.db'));
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
@@ -506,7 +508,7 @@ describe('an unusable DATA_DIR', () => {
       const refused = startRefused(dataDir);
       expect(refused.status).toBe(1);
       expect(refused.lines).toEqual([expect.stringContaining(named)]);
-      const cli = runCli(dataDir, ['partners', 'list']);
+      const cli = runCli(dataDir, ['partners', 'create', '--name', 'Refused']);
       expect(cli.code).toBe(1);
       expect(cli.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^error: .*${named}`))]);
     }

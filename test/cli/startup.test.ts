@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CLI, ensureBuilt } from '../support/child-service.js';
+import { CLI, ensureBuilt, runCli } from '../support/child-service.js';
 import { tempDataDir } from '../support/service.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 
@@ -22,6 +22,8 @@ beforeAll(() => {
   dataDir = tempDataDir();
   probe = path.join(dataDir, 'probe.cjs');
   fs.writeFileSync(probe, PROBE);
+  // A directory in use: the commands that only read refuse one without data before loading much.
+  expect(runCli(dataDir, ['partners', 'create', '--name', 'Start-up']).code).toBe(0);
 }, 120_000);
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 

@@ -71,12 +71,16 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--partner <id>', 'partner id')
     .option('--json', 'print a JSON array')
     .action(async (opts: { partner: string; json?: boolean }) => {
-      await withStores(async (stores) => {
-        if (!(await stores.partners.getPartner(opts.partner))) throw new CliError(`No partner with id ${opts.partner}`);
-        const list = (await stores.partners.listKeys(opts.partner)).map(publicView);
-        if (opts.json) return printJson(list);
-        printTable(list);
-      });
+      await withStores(
+        async (stores) => {
+          if (!(await stores.partners.getPartner(opts.partner)))
+            throw new CliError(`No partner with id ${opts.partner}`);
+          const list = (await stores.partners.listKeys(opts.partner)).map(publicView);
+          if (opts.json) return printJson(list);
+          printTable(list);
+        },
+        { readsPartners: true },
+      );
     });
 
   keys

@@ -73,10 +73,13 @@ export function registerPartnerCommands(program: Command): void {
     .description('List partners')
     .option('--json', 'print a JSON array')
     .action(async (opts: { json?: boolean }) => {
-      await withStores(async (stores) => {
-        const list = await stores.partners.listPartners();
-        if (opts.json) return printJson(list);
-        printTable(list.map((p) => ({ id: p.id, name: p.name, created_at: p.created_at })));
-      });
+      await withStores(
+        async (stores) => {
+          const list = await stores.partners.listPartners();
+          if (opts.json) return printJson(list);
+          printTable(list.map((p) => ({ id: p.id, name: p.name, created_at: p.created_at })));
+        },
+        { readsPartners: true },
+      );
     });
 }
