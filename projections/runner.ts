@@ -122,7 +122,7 @@ export class ProjectionRunner {
     // Another start subscribed while this one read its checkpoint (two rebuilds asked at once): stop
     // that subscription, or it would go on applying events unseen by stop().
     if (this.subscription) {
-      await this.unsubscribe();
+      await this.unsubscribe().catch(() => undefined);
       if (run !== this.run) return;
     }
     this.saved = saved;
@@ -130,7 +130,8 @@ export class ProjectionRunner {
     this.sinceCheckpoint = 0;
     this.subscription = this.deps.events.subscribeToAll({
       after: this.current,
-      onEvent: (e) => this.handle(e),
+      // An event still in flight when a later start or stop took this subscription is not applied.
+      onEvent: (e) => (run === this.run ? this.handle(e) : undefined),
       onError: (err) => this.restartAfter(err),
     });
   }

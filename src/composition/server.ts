@@ -110,9 +110,10 @@ export async function buildService(
   const services = await buildServices(config, stores, { ...deps, pollCatalog: true });
   metrics.watchProjections(() => services.readModels.status());
   await services.readModels.start();
-  // Listens only once the read models have caught up with the log (every start of the embedded
-  // read models replays it): a read meanwhile would wait 2 s, then answer with part of the documents.
-  await services.readModels.initialCatchUp();
+  // The embedded read models start empty and replay the whole log: listening only once they have,
+  // since a read meanwhile would wait 2 s, then answer with part of the documents. MongoDB's keep
+  // their checkpoints, and one far behind (a reset, a new read model) must not hold the port.
+  if (config.READ_STORE === 'embedded') await services.readModels.initialCatchUp();
   const purging = purgeExpiredReadModels(rawStores, services.readModels, deps);
   const autoAccept = new AutoAccept({
     events: stores.events,
