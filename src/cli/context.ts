@@ -88,16 +88,19 @@ export async function withEventLog<T>(
 }
 
 /**
- * A command that only reads refuses a directory without the file it reads (a mistyped DATA_DIR),
- * instead of making an empty data directory there and reporting that it holds nothing.
+ * A command that only reads refuses a directory with no data at all (a mistyped DATA_DIR), instead
+ * of making an empty data directory there and reporting that it holds nothing. One of the two files
+ * there: the stores' identity check names what was lost (data-dir.ts).
  */
 function checkSomethingToRead(config: Config, file: string): void {
-  try {
-    fs.statSync(path.join(config.dataDir, file));
-    return;
-  } catch (err) {
-    // Anything but a missing file (DATA_DIR is a file, a permission) is the stores' to name.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
+  for (const name of [EVENTS_FILE, SERVICE_FILE]) {
+    try {
+      fs.statSync(path.join(config.dataDir, name));
+      return;
+    } catch (err) {
+      // Anything but a missing file (DATA_DIR is a file, a permission) is the stores' to name.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
+    }
   }
   throw new CliError(
     `${config.dataDir} holds no ${file}: no data directory there, so nothing to read (this command makes none). Check DATA_DIR.`,

@@ -123,6 +123,21 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       ]);
       expect(fs.existsSync(typo), args.join(' ')).toBe(false);
     }
+    // One file lost from a directory in use is not a typo: the identity check names it.
+    const lived = path.join(root, 'lived-data');
+    expect(cli(['partners', 'create', '--name', 'Lived'], { DATA_DIR: lived }).code).toBe(0);
+    for (const [lost, args] of [
+      ['events.db', ['streams', 'list']],
+      ['service.db', ['partners', 'list']],
+    ] as const) {
+      const copy = `${lived}-${lost}`;
+      fs.cpSync(lived, copy, { recursive: true });
+      for (const f of fs.readdirSync(copy).filter((f) => f.startsWith(lost))) fs.rmSync(path.join(copy, f));
+      const r = cli([...args], { DATA_DIR: copy });
+      expect(r.code, lost).toBe(1);
+      expect(r.stderr, lost).toContain(`${lost} is missing or empty`);
+      expect(r.stderr, lost).not.toContain('no data directory there');
+    }
   });
 
   it('when data-dir adopt runs with DATA_DIR not set, or with PORT naming the running service, then it refuses as every store command does and makes no directory', () => {
