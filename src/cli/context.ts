@@ -21,7 +21,7 @@ export async function withStores<T>(
   fn: (stores: Stores, config: Config) => Promise<T>,
   options: Pick<OpenStoresOptions, 'webhookKeyCheck'> & {
     serviceStopped?: boolean;
-    /** Only reads partners and keys: refused where service.db does not exist (see checkSomethingToRead). */
+    /** Only reads partners and keys: refused where the directory holds no data (checkSomethingToRead). */
     readsPartners?: boolean;
   } = {},
 ): Promise<T> {
@@ -90,13 +90,13 @@ export async function withEventLog<T>(
 /**
  * A command that only reads refuses a directory with no data at all (a mistyped DATA_DIR), instead
  * of making an empty data directory there and reporting that it holds nothing. One of the two files
- * there: the stores' identity check names what was lost (data-dir.ts).
+ * there with content: the stores' identity check names what was lost (data-dir.ts). An empty file
+ * counts as none, as it does for that check.
  */
 function checkSomethingToRead(config: Config, file: string): void {
   for (const name of [EVENTS_FILE, SERVICE_FILE]) {
     try {
-      fs.statSync(path.join(config.dataDir, name));
-      return;
+      if (fs.statSync(path.join(config.dataDir, name)).size > 0) return;
     } catch (err) {
       // Anything but a missing file (DATA_DIR is a file, a permission) is the stores' to name.
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;

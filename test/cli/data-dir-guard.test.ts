@@ -123,6 +123,20 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       ]);
       expect(fs.existsSync(typo), args.join(' ')).toBe(false);
     }
+    // Empty files (touched, truncated) are no data either; they are left as they are.
+    const touched = path.join(root, 'touched-data');
+    fs.mkdirSync(touched);
+    fs.writeFileSync(path.join(touched, 'events.db'), '');
+    for (const args of [
+      ['partners', 'list'],
+      ['streams', 'list'],
+    ]) {
+      const r = cli(args, { DATA_DIR: touched });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toContain('no data directory there');
+    }
+    expect(fs.readdirSync(touched)).toEqual(['events.db']);
+    expect(fs.statSync(path.join(touched, 'events.db')).size).toBe(0);
     // One file lost from a directory in use is not a typo: the identity check names it.
     const lived = path.join(root, 'lived-data');
     expect(cli(['partners', 'create', '--name', 'Lived'], { DATA_DIR: lived }).code).toBe(0);
