@@ -189,7 +189,10 @@ export function createWebhooks(deps: {
  * its stream first, since the read model trails the log. A delivery this replica has just sent can
  * still read there as pending, or as being sent (its claim in, its outcome not yet), and tracked from
  * that it would wait for the claim to count as abandoned (20 s) and hold back the next event of its
- * order as long. At takeover the read model has caught up with the log and nothing is in flight here.
+ * order as long. At takeover the read model has caught up with the log, and only what is on the
+ * agenda is skipped: a redelivery asked of this replica while it stood by may be in flight, and
+ * nothing puts its delivery back on the agenda when it ends (the agenda holds an entry back while
+ * its delivery is attempted, and an attempt reads the stream first).
  */
 export async function trackUnfinished(
   deps: { store: ReadModelStore; log: DeliveryLog; scheduler: DeliveryScheduler },
@@ -197,12 +200,13 @@ export async function trackUnfinished(
   { fromLog }: { fromLog: boolean },
 ): Promise<void> {
   const { store, log, scheduler } = deps;
+  const known = (id: string) => (fromLog ? scheduler.knows(id) : scheduler.scheduled(id));
   for (const status of statuses) {
     for await (const listed of unfinished(store, status)) {
-      if (scheduler.knows(listed.id)) continue;
+      if (known(listed.id)) continue;
       const state = fromLog ? (await log.load(listed.id))?.state : listed;
       // Checked again: an attempt may have started while the stream was read.
-      if (state && !scheduler.knows(state.id)) scheduler.track(state);
+      if (state && !known(state.id)) scheduler.track(state);
     }
   }
 }

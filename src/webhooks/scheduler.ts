@@ -75,6 +75,11 @@ export class DeliveryScheduler {
     await Promise.all([...this.inFlight.values()].map((f) => f.done));
   }
 
+  /** Whether the delivery is on the agenda (an attempt in flight is not, unless it is also due later). */
+  scheduled(deliveryId: string): boolean {
+    return this.entries.has(deliveryId);
+  }
+
   /** Whether the delivery is on the agenda or being attempted. */
   knows(deliveryId: string): boolean {
     return this.entries.has(deliveryId) || this.inFlight.has(deliveryId);

@@ -210,3 +210,49 @@ describe.skipIf(!mongoUrl)('restart with MongoDB read models, one far behind the
     }
   });
 });
+
+describe('a standby taking over while a redelivery it was asked for is in flight', () => {
+  it('when that redelivery fails after the takeover, then the delivery keeps its retry schedule and is retried when due', async () => {
+    dataDir = tempDataDir();
+    const clock = new ManualClock();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver = await startReceiver();
+    // The first attempt fails; the redelivery is held open, then fails too; the retry succeeds.
+    receiver.reply = (n) => (n === 0 ? { status: 500 } : n === 1 ? { status: 500, until: held } : { status: 200 });
+    const lease = (holder: string) => ({ lease: { holder, ttlMs: 6 * 3600_000, tickMs: 3600_000 } });
+    const holder = await startWebhookService({ dataDir, clock, webhooks: lease('host-a/1/a') });
+    const p = await holder.partner();
+    await register(holder, p.sandbox, receiver.url);
+    expect((await placeOrder(holder.http, p.sandbox)).status).toBe(201);
+    await receiver.waitFor(1);
+    const standby = await startWebhookService({ dataDir, clock, webhooks: lease('host-b/2/b') });
+    try {
+      expect(standby.service.webhooks.lease.held()).toBe(false);
+      const [delivery] = (await standby.http.get('/v1/webhooks/deliveries').set(bearer(p.sandbox))).body.data;
+      expect(delivery.status).toBe('retrying');
+      const redelivered = standby.http
+        .post(`/v1/webhooks/deliveries/${delivery.id}/redeliver`)
+        .set(bearer(p.sandbox))
+        .send({})
+        .then((res) => res);
+      await receiver.waitFor(2);
+
+      await holder.stop(); // releases the lease
+      await standby.service.webhooks.lease.tick();
+      await standby.service.webhooks.lease.settled();
+      expect(standby.service.webhooks.lease.held()).toBe(true);
+      release();
+      await redelivered;
+
+      clock.advance(3600_000);
+      await standby.scheduler.runDue();
+      expect(receiver.received).toHaveLength(3);
+      const after = (await standby.http.get(`/v1/webhooks/deliveries/${delivery.id}`).set(bearer(p.sandbox))).body.data;
+      expect(after).toMatchObject({ status: 'succeeded', attempt_count: 3 });
+    } finally {
+      release();
+      await standby.stop();
+    }
+  });
+});
