@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import { MongoClient } from 'mongodb';
 import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
 import { demoCatalogWith, newKey, orderBody, REEM } from '../support/orders.js';
-import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
+import { requireMongoUrl, uniqueDbName, mongoReadStoreEnv } from '../support/mongo-server.js';
 import { ensureBuilt, startChildService, type ChildService, stopChildService } from '../support/child-service.js';
 import { runCliAsync } from '../support/cli-async.js';
 import { EsdbStandIn } from '../support/esdb-stand-in.js';
@@ -402,12 +401,7 @@ describe.skipIf(!mongoUrl)(
     let client: MongoClient;
     let ids: string[];
     const dbName = uniqueDbName('audit');
-    const mongoEnv = {
-      READ_STORE: 'mongodb',
-      MONGODB_URL: mongoUrl!,
-      MONGODB_DB: dbName,
-      WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
-    };
+    const mongoEnv = mongoReadStoreEnv(mongoUrl!, dbName);
     const verify = () => cli({ ...mongoEnv, DATA_DIR: t.dataDir }, ['audit', 'verify']);
 
     beforeAll(async () => {

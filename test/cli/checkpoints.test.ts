@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
 import { PROJECTIONS } from '../../projections/index.js';
 import { ensureBuilt, MAIN, runCli, startChildService, stopChildService } from '../support/child-service.js';
-import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
+import { requireMongoUrl, uniqueDbName, mongoReadStoreEnv } from '../support/mongo-server.js';
 import { tempDataDir } from '../support/service.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
 import { spawnSync } from 'node:child_process';
@@ -37,10 +36,7 @@ describe.skipIf(!mongoUrl)(
       const dataDir = tempDataDir();
       const env = {
         DATA_DIR: dataDir,
-        READ_STORE: 'mongodb',
-        MONGODB_URL: mongoUrl!,
-        MONGODB_DB: dbName,
-        WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+        ...mongoReadStoreEnv(mongoUrl!, dbName),
         SQLITE_SYNCHRONOUS: 'NORMAL',
       };
       const refused = spawnSync(process.execPath, [MAIN], {

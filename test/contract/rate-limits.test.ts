@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { loadConfig } from '../../src/config.js';
 import { openStores, type Stores } from '../../src/composition/stores.js';
-import { mongoTestServers, uniqueDbName } from '../support/mongo-server.js';
+import { mongoTestServers, uniqueDbName, mongoReadStoreEnv } from '../support/mongo-server.js';
 import { tempDataDir } from '../support/service.js';
 
 for (const server of mongoTestServers('rate limits on MongoDB')) {
@@ -14,12 +14,7 @@ for (const server of mongoTestServers('rate limits on MongoDB')) {
     const processes: Stores[] = [];
     const dirs: string[] = [];
     beforeAll(async () => {
-      const env = {
-        READ_STORE: 'mongodb',
-        MONGODB_URL: server.url!,
-        MONGODB_DB: uniqueDbName('rate_limits'),
-        WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
-      };
+      const env = mongoReadStoreEnv(server.url!, uniqueDbName('rate_limits'));
       for (let i = 0; i < 2; i++) {
         const dir = tempDataDir();
         dirs.push(dir);

@@ -2,7 +2,6 @@
  * A MongoDB that cannot be reached answers the API path's reads and writes with the port's
  * StorageUnavailableError (so requests answer 503, not 500): mongo-java-server, stopped.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { MongoClient, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import {
   startMongoJavaServer,
   uniqueDbName,
   type MongoJavaServer,
+  mongoReadStoreEnv,
 } from '../support/mongo-server.js';
 import { tempDataDir } from '../support/service.js';
 
@@ -111,10 +111,7 @@ describe.skipIf(!mongoJavaServerInstalled() && !isCi())(
       const stores = await openStores(
         loadConfig({
           DATA_DIR: dataDir,
-          READ_STORE: 'mongodb',
-          MONGODB_URL: server.url,
-          MONGODB_DB: uniqueDbName('storage_errors'),
-          WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+          ...mongoReadStoreEnv(server.url, uniqueDbName('storage_errors')),
         }),
       );
       try {

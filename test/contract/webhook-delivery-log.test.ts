@@ -3,7 +3,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +13,7 @@ import type { IndexSpec, Query } from '../../src/ports/read-model-store.js';
 import type { DeliveryState } from '../../src/domain/webhook/delivery-state.js';
 import { DELIVERY_LOG_RETENTION, webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import { bearer, type TestPartner } from '../support/service.js';
-import { mongoTestServers, uniqueDbName } from '../support/mongo-server.js';
+import { mongoTestServers, uniqueDbName, mongoReadStoreEnv } from '../support/mongo-server.js';
 import {
   register,
   startReceiver,
@@ -124,12 +123,7 @@ const backends: Array<{ name: string; env?: Record<string, string>; skip: boolea
   ...mongoTestServers('delivery log retention (READ_STORE=mongodb)').map((server) => ({
     name: `MongoDB [${server.name}]`,
     skip: !server.url,
-    env: {
-      READ_STORE: 'mongodb',
-      MONGODB_URL: server.url ?? '',
-      MONGODB_DB: uniqueDbName('delivery_retention'),
-      WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
-    },
+    env: mongoReadStoreEnv(server.url ?? '', uniqueDbName('delivery_retention')),
   })),
 ];
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { ensureBuilt, runCli, startChildService, type ChildService } from '../support/child-service.js';
 import { runCliAsync } from '../support/cli-async.js';
-import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
+import { requireMongoUrl, uniqueDbName, mongoReadStoreEnv } from '../support/mongo-server.js';
 import { orderBody } from '../support/orders.js';
 import {
   startWebhookRecorder,
@@ -307,10 +307,7 @@ describe.skipIf(!mongoUrl)(
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pos-replicas-'));
       dbName = uniqueDbName('replicas');
       const env: Record<string, string> = {
-        READ_STORE: 'mongodb',
-        MONGODB_URL: mongoUrl!,
-        MONGODB_DB: dbName,
-        WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+        ...mongoReadStoreEnv(mongoUrl!, dbName),
         WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
         ADMIN_TOKEN,
         SQLITE_SYNCHRONOUS: 'NORMAL',

@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from 'node:crypto';
 import { bearer, startTestService, tempDataDir, type TestPartner, type TestService } from '../support/service.js';
-import { mongoTestServers, uniqueDbName } from '../support/mongo-server.js';
+import { mongoTestServers, uniqueDbName, mongoReadStoreEnv } from '../support/mongo-server.js';
 
 for (const server of mongoTestServers('shared rate limits (READ_STORE=mongodb)')) {
   describe.skipIf(!server.url)(`rate limits shared by several service processes (MongoDB) [${server.name}]`, () => {
     const services: TestService[] = [];
     let p: TestPartner;
     beforeAll(async () => {
-      const env = {
-        READ_STORE: 'mongodb',
-        MONGODB_URL: server.url!,
-        MONGODB_DB: uniqueDbName('ratelimit'),
-        WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
-      };
+      const env = mongoReadStoreEnv(server.url!, uniqueDbName('ratelimit'));
       // Two processes of one deployment: one event log (DATA_DIR, SQLite WAL) and one MongoDB.
       const dataDir = tempDataDir();
       services.push(await startTestService({ env, dataDir }), await startTestService({ env, dataDir }));

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type TestPartner } from '../support/service.js';
 import { newKey, orderBody } from '../support/orders.js';
-import { mongoTestServers, uniqueDbName } from '../support/mongo-server.js';
+import { mongoTestServers, uniqueDbName, mongoReadStoreEnv } from '../support/mongo-server.js';
 import { waitFor } from '../support/wait.js';
 import {
   register,
@@ -20,12 +19,7 @@ const backends: Array<{ name: string; env?: Record<string, string>; skip: boolea
   ...mongoTestServers('webhook management and events (READ_STORE=mongodb)').map((server) => ({
     name: `MongoDB [${server.name}]`,
     skip: !server.url,
-    env: {
-      READ_STORE: 'mongodb',
-      MONGODB_URL: server.url ?? '',
-      MONGODB_DB: uniqueDbName('webhooks_manage'),
-      WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
-    },
+    env: mongoReadStoreEnv(server.url ?? '', uniqueDbName('webhooks_manage')),
   })),
 ];
 

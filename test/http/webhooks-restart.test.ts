@@ -5,12 +5,11 @@ import { placeOrder } from '../support/orders.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import path from 'node:path';
 import { waitFor } from '../support/wait.js';
-import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
 import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
-import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
+import { requireMongoUrl, uniqueDbName, mongoReadStoreEnv } from '../support/mongo-server.js';
 import type { ReadModelStore } from '../../src/ports/read-model-store.js';
 import { register, startReceiver, startWebhookService, type Receiver } from './webhooks-fixture.js';
 
@@ -171,12 +170,7 @@ describe.skipIf(!mongoUrl)('restart with MongoDB read models, one far behind the
     dataDir = tempDataDir();
     const clock = new ManualClock();
     const dbName = uniqueDbName('restart_behind');
-    const env = {
-      READ_STORE: 'mongodb',
-      MONGODB_URL: mongoUrl!,
-      MONGODB_DB: dbName,
-      WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
-    };
+    const env = mongoReadStoreEnv(mongoUrl!, dbName);
     receiver = await startReceiver();
     const first = await startWebhookService({ dataDir, clock, env });
     const p = await first.partner();

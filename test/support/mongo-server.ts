@@ -5,6 +5,7 @@
 // The global set-up starts each once per run and provides its URL; suites call mongoTestServers()
 // (one entry per server, each run or loudly skipped) or, for one server only, requireMongoUrl().
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -252,4 +253,18 @@ function skippedOrFail(suite: string, server: string): void {
 export function uniqueDbName(prefix: string): string {
   const safe = prefix.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 30);
   return `${safe}_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/**
+ * The environment of a service whose read models, partners and rate limits live in MongoDB at
+ * `url`, database `db`; the event log stays embedded. Its own webhook secrets key: a fresh
+ * database holds no sealed secret of another key.
+ */
+export function mongoReadStoreEnv(url: string, db: string) {
+  return {
+    READ_STORE: 'mongodb',
+    MONGODB_URL: url,
+    MONGODB_DB: db,
+    WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+  };
 }
