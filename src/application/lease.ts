@@ -94,6 +94,7 @@ export class Lease {
   /** Aborts the guarded work's start still running when the lease is lost. */
   private starting: AbortController | undefined;
   private callbacks: LeaseCallbacks | undefined;
+  private stopped = false;
 
   constructor(
     private readonly deps: { events: EventStore; logger?: Logger },
@@ -123,7 +124,8 @@ export class Lease {
   async start(callbacks: LeaseCallbacks): Promise<void> {
     this.callbacks = callbacks;
     await this.tick();
-    if (!this.runTimer) return;
+    // A stop during that first tick has run: no timer to outlive it.
+    if (!this.runTimer || this.stopped) return;
     this.timer = setInterval(() => void this.tick(), this.tickMs);
     this.timer.unref();
   }
@@ -135,6 +137,7 @@ export class Lease {
 
   /** Stops taking part; a holder stops its work, then releases the lease so a standby takes over at once. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
     await this.ticking;

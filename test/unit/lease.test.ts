@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { Lease, holderMayBeAlive, type LeaseOptions } from '../../src/application/lease.js';
 import type { EventStore } from '../../src/ports/event-store.js';
@@ -146,6 +146,25 @@ describe('Lease', () => {
       lines.filter((line) => Number(line.level) >= 50),
       'an aborted start is no error',
     ).toEqual([]);
+  });
+
+  it('when it is stopped during its first look, then it releases what that look took and no renewal timer is left', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const l = new Lease({ events: store }, { name: 'work', holder: 'host/1/a', ttlMs: 10_000, tickMs: 2_000 });
+      const steps: string[] = [];
+      const started = l.start({
+        onAcquired: async () => void steps.push('acquired'),
+        onLost: async () => void steps.push('lost'),
+      });
+      await l.stop();
+      await started;
+      expect(vi.getTimerCount(), 'timers left').toBe(0);
+      expect(steps).toEqual(['acquired', 'lost']);
+      expect((await store.readStream('lease-work')).map((e) => e.type)).toEqual(['LeaseAcquired', 'LeaseReleased']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('when the holder is a process of this host that no longer runs, then the lease is taken at once', async () => {
