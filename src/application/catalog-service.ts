@@ -10,6 +10,11 @@ export class CatalogImportError extends Error {
   }
 }
 
+/** The demo catalog shipped with the service, which a first start with no catalog stores. */
+export function demoCatalogIndex(): CatalogIndex {
+  return new CatalogIndex(loadDemoCatalog());
+}
+
 /**
  * Serves the current catalog from memory. The durable copy is in the CatalogStore; a cheap version
  * poll picks up imports made by other processes (the CLI) within `pollMs`.
@@ -38,6 +43,12 @@ export class CatalogService {
       );
       this.timer.unref();
     }
+  }
+
+  /** The stored catalog, or the demo one a first start would store; stores nothing (read-only views). */
+  async peek(): Promise<CatalogIndex> {
+    const catalog = await this.deps.store.load();
+    return catalog ? new CatalogIndex(catalog) : demoCatalogIndex();
   }
 
   current(): CatalogIndex {

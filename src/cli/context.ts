@@ -23,12 +23,17 @@ export async function withStores<T>(
     serviceStopped?: boolean;
     /** Only reads partners and keys: refused where the directory holds no data (checkSomethingToRead). */
     readsPartners?: boolean;
+    /** Only reads, with an answer for a directory that holds no data: given instead of opening (making) it. */
+    whenNoData?: (dataDir: string) => T;
   } = {},
 ): Promise<T> {
-  const { serviceStopped, readsPartners, ...storeOptions } = options;
+  const { serviceStopped, readsPartners, whenNoData, ...storeOptions } = options;
   const config = cliConfig();
   checkDataDir(config);
-  if (readsPartners && config.READ_STORE === 'embedded') checkSomethingToRead(config, SERVICE_FILE);
+  if (config.READ_STORE === 'embedded') {
+    if (whenNoData && !holdsData(config)) return whenNoData(config.dataDir);
+    if (readsPartners) checkSomethingToRead(config, SERVICE_FILE);
+  }
   if (serviceStopped) checkNoServiceRuns(config);
   let stores: Stores;
   try {
@@ -94,17 +99,22 @@ export async function withEventLog<T>(
  * counts as none, as it does for that check.
  */
 function checkSomethingToRead(config: Config, file: string): void {
-  for (const name of [EVENTS_FILE, SERVICE_FILE]) {
-    try {
-      if (fs.statSync(path.join(config.dataDir, name)).size > 0) return;
-    } catch (err) {
-      // Anything but a missing file (DATA_DIR is a file, a permission) is the stores' to name.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
-    }
-  }
+  if (holdsData(config)) return;
   throw new CliError(
     `${config.dataDir} holds no ${file}: no data directory there, so nothing to read (this command makes none). Check DATA_DIR.`,
   );
+}
+
+/** events.db or service.db there with content; anything but a missing file (DATA_DIR is a file, a permission) is the stores' to name. */
+function holdsData(config: Config): boolean {
+  for (const name of [EVENTS_FILE, SERVICE_FILE]) {
+    try {
+      if (fs.statSync(path.join(config.dataDir, name)).size > 0) return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return true;
+    }
+  }
+  return false;
 }
 
 /** A stream the event store refuses to this service (EventStoreDB's `$` system streams): one line, exit 1. */

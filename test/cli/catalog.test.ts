@@ -34,9 +34,13 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 describe('CLI: catalog', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
-  it('when stats runs on a fresh DATA_DIR, then it reports the demo catalog', () => {
+  it('when stats runs on a fresh DATA_DIR, then it reports the demo catalog, says so, and writes nothing', () => {
     const r = cli(['catalog', 'stats', '--json']);
     expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `${dataDir} holds no data yet: this is the demo catalog a first start there would load (nothing was written).\n`,
+    );
+    expect(fs.readdirSync(dataDir)).toEqual([]);
     const stats = JSON.parse(r.stdout);
     expect(stats.stores).toBeGreaterThanOrEqual(60);
     expect(Object.keys(stats.stores_by_city).length).toBeGreaterThanOrEqual(2);

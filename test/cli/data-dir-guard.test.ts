@@ -106,7 +106,7 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(cli(['partners', 'list'], { DATA_DIR: other }).stdout).toContain('Prepared');
   });
 
-  it('when a command that only reads names a directory with no data (a mistyped DATA_DIR), then it refuses and makes nothing', () => {
+  it('when a command that only reads names a directory with no data (a mistyped DATA_DIR), then it refuses (the catalog views show the demo one) and makes nothing', () => {
     const typo = path.join(root, 'servce-data');
     for (const args of [
       ['partners', 'list'],
@@ -121,6 +121,16 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       expect(r.stderr.trim().split('\n')).toEqual([
         `error: ${typo} holds no ${file}: no data directory there, so nothing to read (this command makes none). Check DATA_DIR.`,
       ]);
+      expect(fs.existsSync(typo), args.join(' ')).toBe(false);
+    }
+    // The catalog's views show the demo catalog a first start would load, from the shipped file.
+    for (const args of [
+      ['catalog', 'stats'],
+      ['catalog', 'export'],
+    ]) {
+      const r = cli(args, { DATA_DIR: typo });
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stderr).toContain(`${typo} holds no data yet: this is the demo catalog a first start there would load`);
       expect(fs.existsSync(typo), args.join(' ')).toBe(false);
     }
     // Empty files (touched, truncated) are no data either; they are left as they are.

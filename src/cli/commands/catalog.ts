@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { CatalogImportError, CatalogService } from '../../application/catalog-service.js';
-import type { CatalogStats } from '../../domain/catalog/catalog-index.js';
+import { CatalogImportError, CatalogService, demoCatalogIndex } from '../../application/catalog-service.js';
+import type { CatalogIndex, CatalogStats } from '../../domain/catalog/catalog-index.js';
 import { systemClock } from '../../shared/clock.js';
 import { CliError, printJson, withStores } from '../context.js';
 
@@ -40,7 +40,7 @@ export function registerCatalogCommands(program: Command): void {
     .description('Write the current catalog as JSON (an import file) to a file or stdout')
     .argument('[file]', 'output file (default: stdout)')
     .action(async (file: string | undefined) => {
-      const text = await withCatalog((service) => JSON.stringify(service.current().catalog, null, 2) + '\n');
+      const text = await withCatalog((index) => JSON.stringify(index.catalog, null, 2) + '\n');
       if (file === undefined) process.stdout.write(text);
       else {
         try {
@@ -57,17 +57,23 @@ export function registerCatalogCommands(program: Command): void {
     .description('Summarise the current catalog: stores by vertical and city, items, offers')
     .option('--json', 'print one JSON object')
     .action(async (opts: { json?: boolean }) => {
-      const stats = await withCatalog((service) => service.current().stats(systemClock.now()));
+      const stats = await withCatalog((index) => index.stats(systemClock.now()));
       printStats(stats, opts.json, 'Catalog');
     });
 }
 
-/** The stored catalog (the demo one on a fresh DATA_DIR, as the server would load it). */
-function withCatalog<T>(fn: (service: CatalogService) => T): Promise<T> {
-  return withStores(async (stores) => {
-    const service = new CatalogService({ store: stores.catalog });
-    await service.start({ poll: false });
-    return fn(service);
+/**
+ * The stored catalog, or the demo one a first start would load, read without storing anything.
+ * A directory with no data (a fresh or mistyped DATA_DIR) is not opened, so not made either.
+ */
+function withCatalog<T>(fn: (index: CatalogIndex) => T): Promise<T> {
+  return withStores(async (stores) => fn(await new CatalogService({ store: stores.catalog }).peek()), {
+    whenNoData: (dataDir) => {
+      process.stderr.write(
+        `${dataDir} holds no data yet: this is the demo catalog a first start there would load (nothing was written).\n`,
+      );
+      return fn(demoCatalogIndex());
+    },
   });
 }
 
