@@ -150,12 +150,25 @@ export class ProjectionRunner {
     return subscription ? subscription.stop() : Promise.resolve();
   }
 
-  /** Drops the read model and its checkpoint, then replays the whole log into it. */
+  /**
+   * Drops the read model and its checkpoint, then replays the whole log into it. When the stop or
+   * the reset fails (a store down), it throws and follows the log again by itself, as after a failed
+   * subscription: from its checkpoint if the reset was not begun, else from zero, since a reset cut
+   * short may have dropped documents and kept the checkpoint (a replay over what it left is safe:
+   * each document skips the revisions it has absorbed).
+   */
   async rebuild(): Promise<void> {
     // No longer fed by a shared subscription: an event fed between the reset and start(0n) would land in the emptied store.
     this.ownSubscription = true;
-    await this.stop();
-    await this.deps.store.reset(this.projection.name, this.projection.collection);
+    let from: bigint | undefined;
+    try {
+      await this.stop();
+      from = 0n;
+      await this.deps.store.reset(this.projection.name, this.projection.collection);
+    } catch (err) {
+      this.restartAfter(err, from);
+      throw err;
+    }
     // From zero, not from the stored checkpoint: another process may have saved one meanwhile.
     await this.start(0n);
   }

@@ -292,6 +292,32 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     expect(following).toBe(0);
   });
 
+  it('when a rebuild fails, then it throws and the runner follows the log again by itself, its documents complete', async () => {
+    const inner = await open();
+    const store = new CountingStore(inner);
+    const r = runner(ordersList, store);
+    await r.start();
+    for (let n = 0; n < 3; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
+    await reachHead(r);
+    const built = comparable(await inner.all(ordersList.collection));
+
+    // The store is lost half-way through the reset: the documents are gone, the checkpoint is not.
+    store.reset = async (p, c) => {
+      store.reset = (p2, c2) => inner.reset(p2, c2);
+      const kept = await inner.checkpoint(p);
+      await inner.reset(p, c);
+      await inner.saveCheckpoint(p, kept);
+      throw new Error('store lost during the reset');
+    };
+    await expect(r.rebuild()).rejects.toThrow('store lost during the reset');
+    await appendOrder(3, lifeOf(3).slice(0, 2));
+    await reachHead(r);
+    const after = await inner.all(ordersList.collection);
+    expect(after).toHaveLength(4);
+    expect(comparable(after.slice(0, 3))).toEqual(built);
+    expect(r.subscribed).toBe(true);
+  });
+
   it('when two runners of one projection share one store and run at the same time, then the documents are exactly what one runner builds', async () => {
     for (let n = 0; n < 10; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
     const shared = new CountingStore(await open());
