@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import net from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './shared/logger.js';
 import { systemClock } from './shared/clock.js';
@@ -21,6 +23,12 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: config.LOG_LEVEL });
+  // Said at once, not after the stores open and the log replays (seconds on a long log). Not in a
+  // cluster worker: the primary binds for it, and the workers' 'listening' would announce the probe.
+  if (cluster.isPrimary) {
+    await checkCanListen('PORT', config.PORT, config.HOST);
+    if (config.METRICS_PORT !== undefined) await checkCanListen('METRICS_PORT', config.METRICS_PORT, config.HOST);
+  }
   const stores = await openStores(config, { logger });
   // Registered from here, not only once listening: the CLI's "no service runs on this DATA_DIR"
   // checks must see a service still replaying its log at start (the port is set again once bound).
@@ -70,6 +78,18 @@ async function main(): Promise<void> {
     { port, data_dir: config.dataDir, event_store: config.EVENT_STORE, read_store: config.READ_STORE },
     `listening on http://localhost:${port}`,
   );
+}
+
+/**
+ * Binds `port` of `host` and lets it go: a port in use or a HOST that is not this machine's is
+ * refused before anything opens. The real listen still reports a port taken in between.
+ */
+async function checkCanListen(name: 'PORT' | 'METRICS_PORT', port: number, host: string): Promise<void> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err) => reject(listenRefusal(err, name, port, host)));
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }
 
 /** Why the process cannot listen on `port` of `host`, as one line naming the variable to change. */

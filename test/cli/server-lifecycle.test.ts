@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import { tempDataDir } from '../support/service.js';
 import { CLI, ensureBuilt, MAIN, startChildService } from '../support/child-service.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../support/wait.js';
@@ -105,17 +106,22 @@ describe('server lifecycle', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       );
     };
 
-    it('then a port in use stops start-up with one line naming PORT or METRICS_PORT', async () => {
-      const port = await refused({ PORT: String(takenPort) });
+    it('then a port in use stops start-up with one line naming PORT or METRICS_PORT, before anything opens', async () => {
+      // A data directory not made yet: the stores (and the log's replay) would make it.
+      const unopened = path.join(dataDir, 'not-opened');
+      const port = await refused({ PORT: String(takenPort), DATA_DIR: unopened });
       expect(port.code).toBe(1);
       expect(port.stderr).toBe(
         `Failed to start: PORT=${takenPort} is in use on 127.0.0.1 by another process: choose another PORT, or stop it.\n`,
       );
-      const metrics = await refused({ PORT: '0', METRICS_PORT: String(takenPort) });
+      const metrics = await refused({ PORT: '0', METRICS_PORT: String(takenPort), DATA_DIR: unopened });
       expect(metrics.code).toBe(1);
       expect(metrics.stderr).toBe(
         `Failed to start: METRICS_PORT=${takenPort} is in use on 127.0.0.1 by another process: choose another METRICS_PORT, or stop it.\n`,
       );
+      const host = await refused({ PORT: '0', HOST: '192.0.2.1', DATA_DIR: unopened });
+      expect(host.code).toBe(1);
+      expect(fs.existsSync(unopened)).toBe(false);
     });
 
     it('then a HOST that is not an address of this machine stops start-up with one line naming HOST', async () => {
