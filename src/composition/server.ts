@@ -171,6 +171,7 @@ export async function buildService(
     clock: deps.clock,
     logger: deps.logger,
   });
+  const httpsOnly = config.PUBLIC_BASE_URL?.startsWith('https:') === true;
   const app = createApp({
     logger: deps.logger,
     keys: new KeyResolver(stores.partners),
@@ -181,6 +182,7 @@ export async function buildService(
     trustProxy: config.TRUST_PROXY,
     authFailuresPerMin: config.AUTH_FAILURES_PER_MIN,
     metrics,
+    hsts: httpsOnly,
     console: {
       events: stores.events,
       search: new OrderSearch({ readModels: services.readModels, events: stores.events }),
@@ -190,7 +192,7 @@ export async function buildService(
       eventStoreUiUrl: config.EVENT_STORE === 'eventstoredb' ? config.EVENTSTORE_UI_URL : undefined,
       audit,
       clock: deps.clock,
-      httpsOnly: config.PUBLIC_BASE_URL?.startsWith('https:') === true,
+      httpsOnly,
       consumerGroups: async () => [
         { name: AUTO_ACCEPT_GROUP, lag: await autoAccept.lag(), parked: await autoAccept.parked() },
         {

@@ -31,6 +31,11 @@ export interface AppDeps {
   authFailuresPerMin?: number | undefined;
   /** Where each answered request is reported (method, route pattern, status, seconds); none when absent. */
   metrics?: Pick<ServiceMetrics, 'httpRequest'>;
+  /**
+   * PUBLIC_BASE_URL is https: every answer sends Strict-Transport-Security, so a browser that has
+   * been there (the console, a checkout page, the API reference) keeps to HTTPS.
+   */
+  hsts?: boolean | undefined;
   /** The operations console at /console, served only when adminToken is set too. */
   console?: ConsoleDeps | undefined;
 }
@@ -94,6 +99,7 @@ export function createApp(deps: AppDeps): App {
   // request id, access log, request metrics, then the route (which reads a body once the key is known).
   app.use((req, res, next) => {
     assignRequestId(req, res);
+    if (deps.hsts) res.setHeader('Strict-Transport-Security', 'max-age=31536000');
     startLog(req, res);
     startMetrics?.(req, res);
     const refused = framingRefusal(req);

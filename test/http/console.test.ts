@@ -966,6 +966,21 @@ describe('console behind an https PUBLIC_BASE_URL', () => {
     const page = await supertest(t.service.app.express).get('/console/login');
     expect(page.headers['strict-transport-security']).toBe('max-age=31536000');
   });
+
+  it('then every answer sends HSTS, the checkout pages, the API reference and the API included; over http none does', async () => {
+    const http = await startTestService({ env: { ADMIN_TOKEN } });
+    try {
+      for (const path of ['/checkout/cs_doesnotexist00000000000000', '/docs', '/v1/ping', '/console/login']) {
+        const secure = await supertest(t.service.app.express).get(path);
+        const plain = await supertest(http.service.app.express).get(path);
+        expect(secure.headers['strict-transport-security'], path).toBe('max-age=31536000');
+        expect(plain.headers['strict-transport-security'], path).toBeUndefined();
+        expect(secure.status, path).toBe(plain.status);
+      }
+    } finally {
+      await http.close();
+    }
+  });
 });
 
 describe('console stream pages of a bounded stream', () => {

@@ -45,7 +45,7 @@ export interface ConsoleDeps {
   audit: AuditJob;
   /** Session expiry is read from it. */
   clock: Clock;
-  /** PUBLIC_BASE_URL is https: the cookie is always Secure and pages send Strict-Transport-Security. */
+  /** PUBLIC_BASE_URL is https: the cookie is always Secure (and every answer sends Strict-Transport-Security: app.ts). */
   httpsOnly?: boolean | undefined;
 }
 
@@ -162,7 +162,6 @@ export function consoleRouter(
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
-    if (deps.httpsOnly) res.setHeader('Strict-Transport-Security', 'max-age=31536000');
     next();
   });
 
