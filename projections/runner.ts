@@ -152,21 +152,24 @@ export class ProjectionRunner {
 
   /**
    * Drops the read model and its checkpoint, then replays the whole log into it. When the stop or
-   * the reset fails (a store down), it throws and follows the log again by itself, as after a failed
-   * subscription: from its checkpoint if the reset was not begun, else from zero, since a reset cut
-   * short may have dropped documents and kept the checkpoint (a replay over what it left is safe:
-   * each document skips the revisions it has absorbed).
+   * the reset fails (a store down), it throws and, unless stopped or rebuilt again meanwhile,
+   * follows the log again by itself as after a failed subscription: from its checkpoint if the
+   * reset was not begun, else from zero, whatever checkpoint is stored (another process may save
+   * one while the documents go), replaying over what a reset cut short left: each document skips
+   * the revisions it has absorbed.
    */
   async rebuild(): Promise<void> {
     // No longer fed by a shared subscription: an event fed between the reset and start(0n) would land in the emptied store.
     this.ownSubscription = true;
     let from: bigint | undefined;
+    const stopping = this.stop();
+    const run = this.run; // moved by that stop: a later stop or start supersedes this rebuild
     try {
-      await this.stop();
+      await stopping;
       from = 0n;
       await this.deps.store.reset(this.projection.name, this.projection.collection);
     } catch (err) {
-      this.restartAfter(err, from);
+      if (run === this.run) this.restartAfter(err, from);
       throw err;
     }
     // From zero, not from the stored checkpoint: another process may have saved one meanwhile.
@@ -196,7 +199,9 @@ export class ProjectionRunner {
     const delay = Math.min(RESTART_MS * 2 ** (failures - 1), MAX_RESTART_MS);
     this.deps.logger?.error(
       { err, projection: this.projection.name, position: this.current.toString(), failures, retry_in_ms: delay },
-      'projection stopped; restarting from its checkpoint',
+      from === 0n
+        ? 'projection stopped; restarting from the start of the log'
+        : 'projection stopped; restarting from its checkpoint',
     );
     clearTimeout(this.restartTimer);
     const run = this.run;

@@ -75,7 +75,10 @@ export interface ReadModelStore {
   /** Monotonic: a lower position than the stored one is ignored. */
   saveCheckpoint(projection: string, position: bigint): Promise<void>;
   checkpoint(projection: string): Promise<bigint>;
-  /** Drops a collection and its projection's checkpoint (rebuild from zero). */
+  /**
+   * Drops a collection and its projection's checkpoint (rebuild from zero), the checkpoint first:
+   * a reset cut short leaves documents to replay over, never a checkpoint past dropped ones.
+   */
   reset(projection: string, collection: string): Promise<void>;
   /**
    * Embedded only: writes documents another thread projected, already serialised, as the newest

@@ -16,6 +16,8 @@ import { ProjectionRunner } from '../../projections/runner.js';
 import { ReadModels } from '../../src/application/read-models.js';
 import { ev } from '../unit/order-fixtures.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
+import { jsonLineSink, type LogLine } from '../support/log-sink.js';
+import { createLogger } from '../../src/shared/logger.js';
 
 const PROJECTIONS = [ordersList, riderPositions] as unknown as AnyProjection[];
 const WAIT_MS = 15_000;
@@ -316,6 +318,25 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     expect(after).toHaveLength(4);
     expect(comparable(after.slice(0, 3))).toEqual(built);
     expect(r.subscribed).toBe(true);
+  });
+
+  it('when a rebuild fails after the runner was stopped, then it stays stopped: no restart is scheduled', async () => {
+    const store = new CountingStore(await open());
+    const lines: LogLine[] = [];
+    const logger = createLogger({ level: 'info', destination: jsonLineSink(lines) });
+    const r = new ProjectionRunner(ordersList, { events, store, logger });
+    running.push(r);
+    await r.start();
+    let resetAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (resetAsked = resolve));
+    let fail!: (err: Error) => void;
+    store.reset = () => (resetAsked(), new Promise<void>((_, reject) => (fail = reject)));
+    const rebuilding = r.rebuild();
+    await asked;
+    await r.stop(); // a shutdown while the reset hangs
+    fail(new Error('store lost during the reset'));
+    await expect(rebuilding).rejects.toThrow('store lost during the reset');
+    expect(lines.filter((l) => String(l.msg).startsWith('projection stopped'))).toEqual([]);
   });
 
   it('when two runners of one projection share one store and run at the same time, then the documents are exactly what one runner builds', async () => {

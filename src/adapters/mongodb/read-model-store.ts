@@ -177,8 +177,10 @@ export class MongoReadModelStore implements ReadModelStore {
 
   async reset(projection: string, collection: string): Promise<void> {
     await mongoCall(STORE, async () => {
-      await this.rows(collection).deleteMany({});
+      // The checkpoint first: a reset cut short between the two then leaves documents to replay
+      // over from the start (each skips what it has absorbed), never a checkpoint past lost ones.
       await this.db.collection<CheckpointRow>(CHECKPOINTS).deleteOne({ _id: projection });
+      await this.rows(collection).deleteMany({});
       if (!(await this.atomic())) await this.claims.clear(collection);
     });
   }

@@ -162,12 +162,12 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async reset(projection: string, collection: string): Promise<void> {
+    this.checkpoints.delete(projection); // first, as the port asks
     const prefix = key(collection, '');
     for (const k of this.dirty.keys()) if (k.startsWith(prefix)) this.dirty.delete(k);
     for (const k of [...this.cache.keys()]) if (k.startsWith(prefix)) this.cache.delete(k);
     this.table(collection);
     this.statement(`DELETE FROM ${tableName(collection)}`).run();
-    this.checkpoints.delete(projection);
   }
 
   importRows(collection: string, rows: readonly DocumentRow[]): void {
