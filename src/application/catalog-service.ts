@@ -45,10 +45,10 @@ export class CatalogService {
     }
   }
 
-  /** The stored catalog, or the demo one a first start would store; stores nothing (read-only views). */
-  async peek(): Promise<CatalogIndex> {
+  /** The stored catalog, or (`demo`) the one a first start would store; stores nothing (read-only views). */
+  async peek(): Promise<{ index: CatalogIndex; demo: boolean }> {
     const catalog = await this.deps.store.load();
-    return catalog ? new CatalogIndex(catalog) : demoCatalogIndex();
+    return catalog ? { index: new CatalogIndex(catalog), demo: false } : { index: demoCatalogIndex(), demo: true };
   }
 
   current(): CatalogIndex {

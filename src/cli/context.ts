@@ -105,9 +105,16 @@ function checkSomethingToRead(config: Config, file: string): void {
   );
 }
 
-/** events.db or service.db there with content; anything but a missing file (DATA_DIR is a file, a permission) is the stores' to name. */
+/**
+ * A file of the embedded stores configured (events.db, service.db) there with content; anything but
+ * a missing file (DATA_DIR is a file, a permission) is the stores' to name.
+ */
 function holdsData(config: Config): boolean {
-  for (const name of [EVENTS_FILE, SERVICE_FILE]) {
+  const files = [
+    ...(config.EVENT_STORE === 'embedded' ? [EVENTS_FILE] : []),
+    ...(config.READ_STORE === 'embedded' ? [SERVICE_FILE] : []),
+  ];
+  for (const name of files) {
     try {
       if (fs.statSync(path.join(config.dataDir, name)).size > 0) return true;
     } catch (err) {

@@ -38,7 +38,7 @@ describe('CLI: catalog', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     const r = cli(['catalog', 'stats', '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
-      `${dataDir} holds no data yet: this is the demo catalog a first start there would load (nothing was written).\n`,
+      `${dataDir} holds no data yet: this is the demo catalog a first start would load (nothing was written).\n`,
     );
     expect(fs.readdirSync(dataDir)).toEqual([]);
     const stats = JSON.parse(r.stdout);
@@ -69,6 +69,19 @@ describe('CLI: catalog', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(lines.at(-1)).toMatch(/^error: .*bad\.json was not imported: 3 problem\(s\)/);
     expect(r.stdout).toBe('');
     expect(cli(['catalog', 'export']).stdout).toBe(before);
+  });
+
+  it('when the directory has data but no catalog stored, then stats and export show the demo one, say so, and store nothing', () => {
+    const partner = cli(['partners', 'create', '--name', 'Catalog reader']);
+    expect(partner.code, partner.stderr).toBe(0);
+    for (let i = 0; i < 2; i++) {
+      const r = cli(['catalog', 'stats', '--json']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).stores).toBeGreaterThanOrEqual(60);
+      expect(r.stderr).toBe(
+        'no catalog is stored yet: this is the demo catalog a first start would load (nothing was written).\n',
+      );
+    }
   });
 
   it('when an offer names an unknown store, then the cross-reference problem is named by path', () => {
@@ -103,6 +116,10 @@ describe('CLI: catalog', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it('when the reader of an export stops early (| head -1), then the CLI ends quietly, as SIGPIPE would end it', async () => {
+    // A stored catalog, so that nothing is said on stderr of the demo one.
+    const stored = path.join(dataDir, 'stored.json');
+    expect(cli(['catalog', 'export', stored]).code).toBe(0);
+    expect(cli(['catalog', 'import', stored]).code).toBe(0);
     const child = spawn(process.execPath, [CLI, 'catalog', 'export'], {
       env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],

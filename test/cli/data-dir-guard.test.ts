@@ -130,7 +130,7 @@ describe('CLI: which DATA_DIR', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     ]) {
       const r = cli(args, { DATA_DIR: typo });
       expect(r.code, args.join(' ')).toBe(0);
-      expect(r.stderr).toContain(`${typo} holds no data yet: this is the demo catalog a first start there would load`);
+      expect(r.stderr).toContain(`${typo} holds no data yet: this is the demo catalog a first start would load`);
       expect(fs.existsSync(typo), args.join(' ')).toBe(false);
     }
     // Empty files (touched, truncated) are no data either; they are left as they are.

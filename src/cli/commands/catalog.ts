@@ -63,18 +63,22 @@ export function registerCatalogCommands(program: Command): void {
 }
 
 /**
- * The stored catalog, or the demo one a first start would load, read without storing anything.
- * A directory with no data (a fresh or mistyped DATA_DIR) is not opened, so not made either.
+ * The stored catalog, or the demo one a first start would load (said on stderr), read without
+ * storing anything. A directory with no data (a fresh or mistyped DATA_DIR) is not opened, so not
+ * made either.
  */
 function withCatalog<T>(fn: (index: CatalogIndex) => T): Promise<T> {
-  return withStores(async (stores) => fn(await new CatalogService({ store: stores.catalog }).peek()), {
-    whenNoData: (dataDir) => {
-      process.stderr.write(
-        `${dataDir} holds no data yet: this is the demo catalog a first start there would load (nothing was written).\n`,
-      );
-      return fn(demoCatalogIndex());
+  const demo = (where: string) => {
+    process.stderr.write(`${where}: this is the demo catalog a first start would load (nothing was written).\n`);
+    return fn(demoCatalogIndex());
+  };
+  return withStores(
+    async (stores) => {
+      const { index, demo: none } = await new CatalogService({ store: stores.catalog }).peek();
+      return none ? demo('no catalog is stored yet') : fn(index);
     },
-  });
+    { whenNoData: (dataDir) => demo(`${dataDir} holds no data yet`) },
+  );
 }
 
 function readJson(file: string): unknown {
