@@ -123,6 +123,7 @@ export class Lease {
    */
   async start(callbacks: LeaseCallbacks): Promise<void> {
     this.callbacks = callbacks;
+    this.stopped = false;
     await this.tick();
     // A stop during that first tick has run: no timer to outlive it.
     if (!this.runTimer || this.stopped) return;

@@ -148,7 +148,7 @@ describe('Lease', () => {
     ).toEqual([]);
   });
 
-  it('when it is stopped during its first look, then it releases what that look took and no renewal timer is left', async () => {
+  it('when it is stopped during its first look, then it releases what that look took and no renewal timer is left; started again, it takes part again', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const l = new Lease({ events: store }, { name: 'work', holder: 'host/1/a', ttlMs: 10_000, tickMs: 2_000 });
@@ -160,8 +160,24 @@ describe('Lease', () => {
       await l.stop();
       await started;
       expect(vi.getTimerCount(), 'timers left').toBe(0);
-      expect(steps).toEqual(['acquired', 'lost']);
+      expect(steps.at(-1)).toBe('lost');
       expect((await store.readStream('lease-work')).map((e) => e.type)).toEqual(['LeaseAcquired', 'LeaseReleased']);
+
+      // Started again, it takes part again: timer, renewals, release.
+      await l.start({
+        onAcquired: async () => void steps.push('acquired'),
+        onLost: async () => void steps.push('lost'),
+      });
+      expect(vi.getTimerCount(), 'timers once started again').toBe(1);
+      expect(l.held()).toBe(true);
+      await l.stop();
+      expect(vi.getTimerCount()).toBe(0);
+      expect((await store.readStream('lease-work')).map((e) => e.type)).toEqual([
+        'LeaseAcquired',
+        'LeaseReleased',
+        'LeaseAcquired',
+        'LeaseReleased',
+      ]);
     } finally {
       vi.useRealTimers();
     }
