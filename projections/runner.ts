@@ -47,6 +47,10 @@ export class ProjectionRunner {
   private failure: StuckProjection | undefined;
   /** Moves at every start and stop: a start or a restart begun before a stop or a newer start gives up. */
   private run = 0;
+  /** Set by stop(), cleared by start(): a rebuild whose turn comes after a stop (a shutdown) does nothing. */
+  private stopped = false;
+  /** Rebuilds run one after the other: one's reset never lands in another's replay. */
+  private rebuilding: Promise<void> = Promise.resolve();
 
   constructor(
     readonly projection: AnyProjection,
@@ -110,6 +114,7 @@ export class ProjectionRunner {
    */
   async start(from?: bigint): Promise<void> {
     this.ownSubscription = true;
+    this.stopped = false;
     const run = ++this.run;
     let saved: bigint;
     try {
@@ -137,6 +142,11 @@ export class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    await this.halt();
+  }
+
+  private async halt(): Promise<void> {
     this.run++;
     clearTimeout(this.restartTimer);
     await this.unsubscribe();
@@ -151,27 +161,36 @@ export class ProjectionRunner {
   }
 
   /**
-   * Drops the read model and its checkpoint, then replays the whole log into it. When the stop or
-   * the reset fails (a store down), it throws and, unless stopped or rebuilt again meanwhile,
-   * follows the log again by itself as after a failed subscription: from its checkpoint if the
-   * reset was not begun, else from zero, whatever checkpoint is stored (another process may save
-   * one while the documents go), replaying over what a reset cut short left: each document skips
-   * the revisions it has absorbed.
+   * Drops the read model and its checkpoint, then replays the whole log into it. Rebuilds asked
+   * together run one after the other; one whose turn comes after a stop does nothing. When the stop
+   * or the reset fails (a store down), it throws and, unless stopped meanwhile, follows the log
+   * again by itself as after a failed subscription: from its checkpoint if the reset was not begun,
+   * else from zero, whatever checkpoint is stored (another process may save one while the documents
+   * go), replaying over what a reset cut short left: each document skips the revisions it has
+   * absorbed.
    */
-  async rebuild(): Promise<void> {
+  rebuild(): Promise<void> {
+    const turn = this.rebuilding.catch(() => undefined).then(() => this.rebuildNow());
+    this.rebuilding = turn;
+    return turn;
+  }
+
+  private async rebuildNow(): Promise<void> {
+    if (this.stopped) return;
     // No longer fed by a shared subscription: an event fed between the reset and start(0n) would land in the emptied store.
     this.ownSubscription = true;
     let from: bigint | undefined;
-    const stopping = this.stop();
-    const run = this.run; // moved by that stop: a later stop or start supersedes this rebuild
+    const halting = this.halt();
+    const run = this.run; // moved by that halt: a stop meanwhile moves it again
     try {
-      await stopping;
+      await halting;
       from = 0n;
       await this.deps.store.reset(this.projection.name, this.projection.collection);
     } catch (err) {
       if (run === this.run) this.restartAfter(err, from);
       throw err;
     }
+    if (run !== this.run) return; // stopped (a shutdown) while the reset ran
     // From zero, not from the stored checkpoint: another process may have saved one meanwhile.
     await this.start(0n);
   }

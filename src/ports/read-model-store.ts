@@ -77,7 +77,8 @@ export interface ReadModelStore {
   checkpoint(projection: string): Promise<bigint>;
   /**
    * Drops a collection and its projection's checkpoint (rebuild from zero), the checkpoint first:
-   * a reset cut short leaves documents to replay over, never a checkpoint past dropped ones.
+   * a reset cut short leaves documents to replay over, not a checkpoint past dropped ones (unless
+   * another process saves its own in between).
    */
   reset(projection: string, collection: string): Promise<void>;
   /**

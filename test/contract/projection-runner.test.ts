@@ -144,6 +144,29 @@ async function reachHead(...runners: ProjectionRunner[]): Promise<void> {
   for (const r of runners) expect(await r.waitFor(head, WAIT_MS)).toBe(true);
 }
 
+/** The event store, with a count of the subscriptions to the whole log that are not stopped. */
+function countingSubscriptions(events: SqliteEventStore) {
+  let following = 0;
+  const counted = new Proxy(events, {
+    get(target, prop) {
+      if (prop !== 'subscribeToAll') return Reflect.get(target, prop, target) as unknown;
+      return (options: Parameters<SqliteEventStore['subscribeToAll']>[0]) => {
+        const subscription = target.subscribeToAll(options);
+        following++;
+        const stop = subscription.stop.bind(subscription);
+        let stopped = false;
+        subscription.stop = () => {
+          if (!stopped) following--;
+          stopped = true;
+          return stop();
+        };
+        return subscription;
+      };
+    },
+  });
+  return { counted, following: () => following };
+}
+
 /** What an audit compares: ids, documents and per-stream revisions. */
 const comparable = (docs: Array<StoredDocument<unknown>>) =>
   docs.map(({ id, doc, versions }) => ({ id, doc, versions }));
@@ -257,24 +280,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
 
   it('when rebuilds are asked again while one is starting, then one subscription follows the log, none after stop, and the documents are what one rebuild builds', async () => {
     const store = await open();
-    let following = 0;
-    const counted = new Proxy(events, {
-      get(target, prop) {
-        if (prop !== 'subscribeToAll') return Reflect.get(target, prop, target) as unknown;
-        return (options: Parameters<SqliteEventStore['subscribeToAll']>[0]) => {
-          const subscription = target.subscribeToAll(options);
-          following++;
-          const stop = subscription.stop.bind(subscription);
-          let stopped = false;
-          subscription.stop = () => {
-            if (!stopped) following--;
-            stopped = true;
-            return stop();
-          };
-          return subscription;
-        };
-      },
-    });
+    const { counted, following } = countingSubscriptions(events);
     const r = new ProjectionRunner(ordersList, { events: counted, store });
     running.push(r);
     await r.start();
@@ -284,14 +290,14 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
 
     // Two and three operators' calls at once (POST /internal/projections/orders-list/rebuild).
     for (const calls of [2, 3]) await Promise.all(Array.from({ length: calls }, () => r.rebuild()));
-    expect(following).toBe(1);
+    expect(following()).toBe(1);
     await appendOrder(3, lifeOf(3).slice(0, 2));
     await reachHead(r);
     const rebuilt = await store.all(ordersList.collection);
     expect(comparable(rebuilt.slice(0, 3))).toEqual(built);
     expect(rebuilt.map((d) => d.seq)).toEqual([2, 2, 2, 2]);
     await r.stop();
-    expect(following).toBe(0);
+    expect(following()).toBe(0);
   });
 
   it('when a rebuild fails, then it throws and the runner follows the log again by itself, its documents complete', async () => {
@@ -318,6 +324,25 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     expect(after).toHaveLength(4);
     expect(comparable(after.slice(0, 3))).toEqual(built);
     expect(r.subscribed).toBe(true);
+  });
+
+  it('when the runner is stopped while a rebuild resets its store, then it stays stopped once the reset is done', async () => {
+    const store = new CountingStore(await open());
+    const { counted, following } = countingSubscriptions(events);
+    const r = new ProjectionRunner(ordersList, { events: counted, store });
+    running.push(r);
+    await r.start();
+    let resetAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (resetAsked = resolve));
+    let finish!: () => void;
+    const inner = store.reset;
+    store.reset = (p, c) => (resetAsked(), new Promise<void>((resolve) => (finish = resolve)).then(() => inner(p, c)));
+    const rebuilding = r.rebuild();
+    await asked;
+    await r.stop(); // a shutdown while the reset runs
+    finish();
+    await rebuilding;
+    expect(following(), 'subscriptions after the stop').toBe(0);
   });
 
   it('when a rebuild fails after the runner was stopped, then it stays stopped: no restart is scheduled', async () => {
