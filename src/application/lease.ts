@@ -94,7 +94,10 @@ export class Lease {
   /** Aborts the guarded work's start still running when the lease is lost. */
   private starting: AbortController | undefined;
   private callbacks: LeaseCallbacks | undefined;
-  private stopped = false;
+  /** Moves at every start and stop: a start that a stop (or a newer start) overtook sets no timer. */
+  private generation = 0;
+  /** A stop still releasing: a start waits for it, or its release could give up what the start took. */
+  private stopping: Promise<void> | undefined;
 
   constructor(
     private readonly deps: { events: EventStore; logger?: Logger },
@@ -122,11 +125,16 @@ export class Lease {
    * long event log) must not lose the lease for want of them.
    */
   async start(callbacks: LeaseCallbacks): Promise<void> {
+    const generation = ++this.generation;
+    if (this.stopping) {
+      await this.stopping;
+      if (generation !== this.generation) return;
+    }
     this.callbacks = callbacks;
-    this.stopped = false;
     await this.tick();
     // A stop during that first tick has run: no timer to outlive it.
-    if (!this.runTimer || this.stopped) return;
+    if (!this.runTimer || generation !== this.generation) return;
+    clearInterval(this.timer);
     this.timer = setInterval(() => void this.tick(), this.tickMs);
     this.timer.unref();
   }
@@ -137,8 +145,20 @@ export class Lease {
   }
 
   /** Stops taking part; a holder stops its work, then releases the lease so a standby takes over at once. */
-  async stop(): Promise<void> {
-    this.stopped = true;
+  stop(): Promise<void> {
+    this.generation++;
+    const previous = this.stopping;
+    const stopping = (async () => {
+      await previous;
+      await this.release();
+    })().finally(() => {
+      if (this.stopping === stopping) this.stopping = undefined;
+    });
+    this.stopping = stopping;
+    return stopping;
+  }
+
+  private async release(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.ticking;

@@ -183,6 +183,33 @@ describe('Lease', () => {
     }
   });
 
+  it('when start, stop and start overlap, then one timer runs, the stop released before the second start took the lease, and a last stop leaves nothing', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const l = new Lease({ events: store }, { name: 'work', holder: 'host/1/a', ttlMs: 10_000, tickMs: 2_000 });
+      const steps: string[] = [];
+      const callbacks = {
+        onAcquired: async () => void steps.push('acquired'),
+        onLost: async () => void steps.push('lost'),
+      };
+      await Promise.all([l.start(callbacks), l.stop(), l.start(callbacks)]);
+      expect(vi.getTimerCount(), 'timers').toBe(1);
+      expect(l.held()).toBe(true);
+      expect((await store.readStream('lease-work')).map((e) => e.type)).toEqual([
+        'LeaseAcquired',
+        'LeaseReleased',
+        'LeaseAcquired',
+      ]);
+      await l.stop();
+      expect(vi.getTimerCount(), 'timers after the last stop').toBe(0);
+      expect(l.held()).toBe(false);
+      expect((await store.readStream('lease-work')).at(-1)!.type).toBe('LeaseReleased');
+      expect(steps.at(-1)).toBe('lost');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('when the holder is a process of this host that no longer runs, then the lease is taken at once', async () => {
     const dead = lease('host/1/dead', { mayBeAlive: () => true });
     await dead.started;
