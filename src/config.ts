@@ -125,7 +125,7 @@ export const configSchema = z
       .url()
       .optional()
       .describe(
-        'Public address of this service, used in payment links. Defaults to http://localhost:PORT. An https:// one makes every answer send Strict-Transport-Security and the console cookie Secure.',
+        'Public address of this service, used in payment links. Defaults to http://localhost:PORT. An https:// one makes every answer of the app send Strict-Transport-Security and the console cookie Secure.',
       ),
     METRICS_PORT: wholeNumber(z.number().int().min(0).max(65535))
       .optional()

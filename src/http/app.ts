@@ -32,8 +32,8 @@ export interface AppDeps {
   /** Where each answered request is reported (method, route pattern, status, seconds); none when absent. */
   metrics?: Pick<ServiceMetrics, 'httpRequest'>;
   /**
-   * PUBLIC_BASE_URL is https: every answer sends Strict-Transport-Security, so a browser that has
-   * been there (the console, a checkout page, the API reference) keeps to HTTPS.
+   * PUBLIC_BASE_URL is https: every answer of the app sends Strict-Transport-Security, so a browser
+   * that has been there (the console, a checkout page, the API reference) keeps to HTTPS.
    */
   hsts?: boolean | undefined;
   /** The operations console at /console, served only when adminToken is set too. */

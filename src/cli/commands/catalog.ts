@@ -68,16 +68,16 @@ export function registerCatalogCommands(program: Command): void {
  * made either.
  */
 function withCatalog<T>(fn: (index: CatalogIndex) => T): Promise<T> {
-  const demo = (where: string) => {
-    process.stderr.write(`${where}: this is the demo catalog a first start would load (nothing was written).\n`);
-    return fn(demoCatalogIndex());
+  const demo = (index: CatalogIndex, where: string) => {
+    process.stderr.write(`${where}: this is the demo catalog a first start would load (nothing was stored).\n`);
+    return fn(index);
   };
   return withStores(
     async (stores) => {
       const { index, demo: none } = await new CatalogService({ store: stores.catalog }).peek();
-      return none ? demo('no catalog is stored yet') : fn(index);
+      return none ? demo(index, 'no catalog is stored yet') : fn(index);
     },
-    { whenNoData: (dataDir) => demo(`${dataDir} holds no data yet`) },
+    { whenNoData: (dataDir) => demo(demoCatalogIndex(), `${dataDir} holds no data yet`) },
   );
 }
 
