@@ -51,6 +51,8 @@ export class ProjectionRunner {
   private stopped = false;
   /** Rebuilds run one after the other: one's reset never lands in another's replay. */
   private rebuilding: Promise<void> = Promise.resolve();
+  /** What a shared catch-up is applying now: a halt waits for it, so no fed write lands after a reset. */
+  private feeding: Promise<void> = Promise.resolve();
 
   constructor(
     readonly projection: AnyProjection,
@@ -74,6 +76,7 @@ export class ProjectionRunner {
   /** Takes the stored checkpoint as its position without subscribing: a shared catch-up feeds it. */
   async load(): Promise<void> {
     this.ownSubscription = false;
+    this.stopped = false;
     this.saved = await this.deps.store.checkpoint(this.projection.name);
     this.current = this.saved;
     this.sinceCheckpoint = 0;
@@ -82,7 +85,7 @@ export class ProjectionRunner {
   /** Applies an event someone else read from the log; ignored once subscribed or already passed. */
   async feed(e: RecordedEvent): Promise<void> {
     if (this.ownSubscription || e.position <= this.current) return;
-    await this.handle(e);
+    await this.fed(this.handle(e));
   }
 
   /**
@@ -94,6 +97,15 @@ export class ProjectionRunner {
    */
   async feedPage(events: readonly ProjectedEvent[], through = events.at(-1)?.position): Promise<void> {
     if (this.ownSubscription || through === undefined || through <= this.current) return;
+    await this.fed(this.applyPage(events, through));
+  }
+
+  private fed(applying: Promise<void>): Promise<void> {
+    this.feeding = applying.catch(() => undefined);
+    return applying;
+  }
+
+  private async applyPage(events: readonly ProjectedEvent[], through: bigint): Promise<void> {
     const fresh = events.filter((e) => e.position > this.current);
     for (const [id, list] of eventsByDocument(this.projection, fresh)) {
       await this.applyAll(id, list);
@@ -137,7 +149,8 @@ export class ProjectionRunner {
       after: this.current,
       // An event still in flight when a later start or stop took this subscription is not applied.
       onEvent: (e) => (run === this.run ? this.handle(e) : undefined),
-      onError: (err) => this.restartAfter(err),
+      // A subscription a later start or stop took may still report a failure: not this run's.
+      onError: (err) => (run === this.run ? this.restartAfter(err) : undefined),
     });
   }
 
@@ -150,6 +163,7 @@ export class ProjectionRunner {
     this.run++;
     clearTimeout(this.restartTimer);
     await this.unsubscribe();
+    await this.feeding;
     await this.flush();
   }
 
@@ -180,17 +194,15 @@ export class ProjectionRunner {
     // No longer fed by a shared subscription: an event fed between the reset and start(0n) would land in the emptied store.
     this.ownSubscription = true;
     let from: bigint | undefined;
-    const halting = this.halt();
-    const run = this.run; // moved by that halt: a stop meanwhile moves it again
     try {
-      await halting;
+      await this.halt();
       from = 0n;
       await this.deps.store.reset(this.projection.name, this.projection.collection);
     } catch (err) {
-      if (run === this.run) this.restartAfter(err, from);
+      if (!this.stopped) this.restartAfter(err, from);
       throw err;
     }
-    if (run !== this.run) return; // stopped (a shutdown) while the reset ran
+    if (this.stopped) return; // a shutdown while the reset ran
     // From zero, not from the stored checkpoint: another process may have saved one meanwhile.
     await this.start(0n);
   }

@@ -345,6 +345,85 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     expect(following(), 'subscriptions after the stop').toBe(0);
   });
 
+  it('when the subscription a rebuild stops reports a failure as it ends, then that is no restart: the replay from zero stands', async () => {
+    const store = await open();
+    const lines: LogLine[] = [];
+    const logger = createLogger({ level: 'info', destination: jsonLineSink(lines) });
+    const afters: bigint[] = [];
+    const failingAtStop = new Proxy(events, {
+      get(target, prop) {
+        if (prop !== 'subscribeToAll') return Reflect.get(target, prop, target) as unknown;
+        return (options: Parameters<SqliteEventStore['subscribeToAll']>[0]) => {
+          afters.push(options.after ?? 0n);
+          const subscription = target.subscribeToAll(options);
+          const stop = subscription.stop.bind(subscription);
+          // Like a tailing reader whose handler was failing as it was stopped.
+          subscription.stop = async () => {
+            await stop();
+            options.onError?.(new Error('handler failed as its subscription stopped'));
+          };
+          return subscription;
+        };
+      },
+    });
+    const r = new ProjectionRunner(ordersList, { events: failingAtStop, store, logger });
+    running.push(r);
+    await r.start();
+    for (let n = 0; n < 3; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
+    await reachHead(r);
+    const built = comparable(await store.all(ordersList.collection));
+    await r.rebuild();
+    await appendOrder(3, lifeOf(3).slice(0, 2));
+    await reachHead(r);
+    expect(lines.filter((l) => String(l.msg).startsWith('projection stopped'))).toEqual([]);
+    expect(afters).toEqual([0n, 0n]);
+    expect(comparable((await store.all(ordersList.collection)).slice(0, 3))).toEqual(built);
+  });
+
+  it('when a rebuild is asked while a shared catch-up is writing a document, then its reset waits for that write', async () => {
+    for (let n = 0; n < 3; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
+    const page = await events.readAll({ after: 0n, maxCount: 100 });
+    const controlStore = await open();
+    const control = runner(ordersList, controlStore);
+    await control.start();
+    await reachHead(control);
+    const expected = comparable(await controlStore.all(ordersList.collection));
+
+    const store = new CountingStore(await open());
+    const steps: string[] = [];
+    const inner = { put: store.put, reset: store.reset };
+    let putAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (putAsked = resolve));
+    let releasePut!: () => void;
+    const held = new Promise<void>((resolve) => (releasePut = resolve));
+    store.put = async (c, next, seq) => {
+      if (steps.length === 0) {
+        steps.push('fed write begun');
+        putAsked();
+        await held;
+      }
+      const ok = await inner.put(c, next, seq);
+      if (steps.length === 1) steps.push('fed write done');
+      return ok;
+    };
+    store.reset = async (p, c) => {
+      steps.push('reset');
+      return inner.reset(p, c);
+    };
+    const r = runner(ordersList, store);
+    await r.load();
+    const feeding = r.feedPage(page);
+    await asked;
+    const rebuilding = r.rebuild();
+    await new Promise((resolve) => setImmediate(resolve)); // the reset's turn, had it not waited
+    releasePut();
+    await feeding;
+    await rebuilding;
+    await reachHead(r);
+    expect(steps.slice(0, 3)).toEqual(['fed write begun', 'fed write done', 'reset']);
+    expect(comparable(await store.all(ordersList.collection))).toEqual(expected);
+  });
+
   it('when a rebuild fails after the runner was stopped, then it stays stopped: no restart is scheduled', async () => {
     const store = new CountingStore(await open());
     const lines: LogLine[] = [];
