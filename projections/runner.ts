@@ -100,6 +100,7 @@ export class ProjectionRunner {
     await this.fed(this.applyPage(events, through));
   }
 
+  /** Feeds come one at a time (the shared pass awaits each), so the latest is the one in flight. */
   private fed(applying: Promise<void>): Promise<void> {
     this.feeding = applying.catch(() => undefined);
     return applying;

@@ -406,8 +406,11 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
       if (steps.length === 1) steps.push('fed write done');
       return ok;
     };
+    let resetCalled!: () => void;
+    const resetting = new Promise<void>((resolve) => (resetCalled = resolve));
     store.reset = async (p, c) => {
       steps.push('reset');
+      resetCalled();
       return inner.reset(p, c);
     };
     const r = runner(ordersList, store);
@@ -415,7 +418,8 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     const feeding = r.feedPage(page);
     await asked;
     const rebuilding = r.rebuild();
-    await new Promise((resolve) => setImmediate(resolve)); // the reset's turn, had it not waited
+    // Let the write go once the reset comes (it must not come first), or after a while: waiting, it never comes.
+    await Promise.race([resetting, new Promise((resolve) => setTimeout(resolve, 2_000))]);
     releasePut();
     await feeding;
     await rebuilding;
