@@ -181,6 +181,21 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
   it.each([
     ['an HTTP/1.1 request without Host', () => `GET /v1/ping HTTP/1.1\r\n${auth()}\r\n`, 'no Host header'],
     [
+      'two Host headers',
+      () => `GET /v1/ping HTTP/1.1\r\nHost: a.example\r\n${auth()}host: b.example\r\n\r\n`,
+      'more than one Host header',
+    ],
+    [
+      'a Host that is not a host',
+      () => `GET /v1/ping HTTP/1.1\r\nHost: a.example/path\r\n${auth()}\r\n`,
+      'Host header is not a host name or address',
+    ],
+    [
+      'an empty Host',
+      () => `GET /v1/ping HTTP/1.1\r\nHost: \r\n${auth()}\r\n`,
+      'Host header is not a host name or address',
+    ],
+    [
       'a transfer coding other than chunked',
       () =>
         `POST /v1/promo-codes/validate HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
@@ -196,6 +211,14 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
       expect(res.body.error).toMatchObject({ code: 'validation_error', request_id: res.headers['x-request-id'] });
       expect(res.body.error!.message).toContain(says);
       await expectStillServing();
+    },
+  );
+
+  it.each(['orders.example.com', '127.0.0.1:8080', '[::1]:3000', '[fe80::1%25eth0]', 'localhost:'])(
+    'a Host of %s is served',
+    async (host) => {
+      const res = await rawRequest([`GET /v1/ping HTTP/1.1\r\nHost: ${host}\r\n${auth()}Connection: close\r\n\r\n`]);
+      expect(res.status, JSON.stringify(res)).toBe(200);
     },
   );
 
