@@ -214,13 +214,20 @@ describe("requests Node's parser refuses are answered in the error envelope", ()
     },
   );
 
-  it.each(['orders.example.com', '127.0.0.1:8080', '[::1]:3000', '[fe80::1%25eth0]', 'localhost:'])(
-    'a Host of %s is served',
-    async (host) => {
-      const res = await rawRequest([`GET /v1/ping HTTP/1.1\r\nHost: ${host}\r\n${auth()}Connection: close\r\n\r\n`]);
-      expect(res.status, JSON.stringify(res)).toBe(200);
-    },
-  );
+  it.each([
+    'orders.example.com',
+    'API.Example.COM.:443',
+    'api_1:3000',
+    '127.0.0.1:8080',
+    '[::1]:3000',
+    '[fe80::1%25eth0]',
+    '[v1.fe80::a+en1]',
+    'localhost:',
+    ' \t spaced.example \t',
+  ])('a Host of %s is served', async (host) => {
+    const res = await rawRequest([`GET /v1/ping HTTP/1.1\r\nHost: ${host}\r\n${auth()}Connection: close\r\n\r\n`]);
+    expect(res.status, JSON.stringify(res)).toBe(200);
+  });
 
   it('requests without a body refused at once (404, 405, 401) keep their connection', async () => {
     const res = await rawRequest([

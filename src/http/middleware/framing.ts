@@ -2,11 +2,12 @@ import type { Request } from 'express';
 import { ApiError } from '../../domain/errors.js';
 
 /**
- * `uri-host [ ":" port ]` (RFC 9110 §7.2): an IP literal in brackets, or an IPv4 address or
- * registered name (unreserved, percent-encoded and sub-delims characters); never empty, since an
- * http URI has a host (RFC 9110 §4.2.1).
+ * The characters of `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986): an IP literal in brackets
+ * (IPv6, a zone id, IPvFuture), or an IPv4 address or registered name (unreserved, percent-encoded
+ * and sub-delims characters); never empty, since an http URI has a host (RFC 9110 §4.2.1). Whether
+ * an address is in range or a name resolves is not checked.
  */
-const HOST = /^(?:\[[0-9A-Za-z:.%~_-]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(?::[0-9]*)?$/;
+const HOST = /^(?:\[[0-9A-Za-z:.%~_!$&'()*+,;=-]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(?::[0-9]*)?$/;
 
 /**
  * What Node's parser lets through but this server refuses, answered like the parser's own refusals
