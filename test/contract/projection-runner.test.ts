@@ -144,27 +144,34 @@ async function reachHead(...runners: ProjectionRunner[]): Promise<void> {
   for (const r of runners) expect(await r.waitFor(head, WAIT_MS)).toBe(true);
 }
 
-/** The event store, with a count of the subscriptions to the whole log that are not stopped. */
-function countingSubscriptions(events: SqliteEventStore) {
+/**
+ * The event store, with a count of the subscriptions to the whole log that are not stopped and the
+ * position each began after; `failAtStop`: each reports a failure once stopped.
+ */
+function countingSubscriptions(events: SqliteEventStore, { failAtStop = false } = {}) {
   let following = 0;
+  const afters: bigint[] = [];
   const counted = new Proxy(events, {
     get(target, prop) {
       if (prop !== 'subscribeToAll') return Reflect.get(target, prop, target) as unknown;
       return (options: Parameters<SqliteEventStore['subscribeToAll']>[0]) => {
+        afters.push(options.after ?? 0n);
         const subscription = target.subscribeToAll(options);
         following++;
         const stop = subscription.stop.bind(subscription);
         let stopped = false;
-        subscription.stop = () => {
+        subscription.stop = async () => {
           if (!stopped) following--;
           stopped = true;
-          return stop();
+          await stop();
+          // Like a tailing reader whose handler was failing as it was stopped.
+          if (failAtStop) options.onError?.(new Error('handler failed as its subscription stopped'));
         };
         return subscription;
       };
     },
   });
-  return { counted, following: () => following };
+  return { counted, following: () => following, afters };
 }
 
 /** What an audit compares: ids, documents and per-stream revisions. */
@@ -349,23 +356,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     const store = await open();
     const lines: LogLine[] = [];
     const logger = createLogger({ level: 'info', destination: jsonLineSink(lines) });
-    const afters: bigint[] = [];
-    const failingAtStop = new Proxy(events, {
-      get(target, prop) {
-        if (prop !== 'subscribeToAll') return Reflect.get(target, prop, target) as unknown;
-        return (options: Parameters<SqliteEventStore['subscribeToAll']>[0]) => {
-          afters.push(options.after ?? 0n);
-          const subscription = target.subscribeToAll(options);
-          const stop = subscription.stop.bind(subscription);
-          // Like a tailing reader whose handler was failing as it was stopped.
-          subscription.stop = async () => {
-            await stop();
-            options.onError?.(new Error('handler failed as its subscription stopped'));
-          };
-          return subscription;
-        };
-      },
-    });
+    const { counted: failingAtStop, afters } = countingSubscriptions(events, { failAtStop: true });
     const r = new ProjectionRunner(ordersList, { events: failingAtStop, store, logger });
     running.push(r);
     await r.start();
