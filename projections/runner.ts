@@ -177,21 +177,26 @@ export class ProjectionRunner {
 
   /**
    * Drops the read model and its checkpoint, then replays the whole log into it. Rebuilds asked
-   * together run one after the other; one whose turn comes after a stop does nothing. When the stop
+   * together run one after the other; one whose turn comes after a stop does nothing and resolves
+   * false (the caller says the service is stopping), otherwise true. When the stop
    * or the reset fails (a store down), it throws and, unless stopped meanwhile, follows the log
    * again by itself as after a failed subscription: from its checkpoint if the reset was not begun,
    * else from zero, whatever checkpoint is stored (another process may save one while the documents
    * go), replaying over what a reset cut short left: each document skips the revisions it has
    * absorbed.
    */
-  rebuild(): Promise<void> {
-    const turn = this.rebuilding.catch(() => undefined).then(() => this.rebuildNow());
-    this.rebuilding = turn;
+  rebuild(): Promise<boolean> {
+    const turn = this.rebuilding.then(() => this.rebuildNow());
+    // The next turn waits for this one, whatever its outcome (the caller hears that).
+    this.rebuilding = turn.then(
+      () => undefined,
+      () => undefined,
+    );
     return turn;
   }
 
-  private async rebuildNow(): Promise<void> {
-    if (this.stopped) return;
+  private async rebuildNow(): Promise<boolean> {
+    if (this.stopped) return false;
     // No longer fed by a shared subscription: an event fed between the reset and start(0n) would land in the emptied store.
     this.ownSubscription = true;
     let from: bigint | undefined;
@@ -203,9 +208,11 @@ export class ProjectionRunner {
       if (!this.stopped) this.restartAfter(err, from);
       throw err;
     }
-    if (this.stopped) return; // a shutdown while the reset ran
+    // A shutdown while the reset ran: the next start replays from zero (the reset dropped the checkpoint).
+    if (this.stopped) return true;
     // From zero, not from the stored checkpoint: another process may have saved one meanwhile.
     await this.start(0n);
+    return true;
   }
 
   /** Resolves true once every event up to `position` has been applied; false after `timeoutMs`, or when `signal` aborts first. */

@@ -307,6 +307,28 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     expect(following()).toBe(0);
   });
 
+  it('when a rebuild is asked of a stopped runner, then it resolves false and the read model stays as it was', async () => {
+    const store = new CountingStore(await open());
+    let resets = 0;
+    const inner = store.reset;
+    store.reset = (p, c) => (resets++, inner(p, c));
+    const { counted, following } = countingSubscriptions(events);
+    const r = new ProjectionRunner(ordersList, { events: counted, store });
+    running.push(r);
+    await r.start();
+    for (let n = 0; n < 2; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
+    await reachHead(r);
+    await expect(r.rebuild()).resolves.toBe(true);
+    await reachHead(r);
+    const built = comparable(await store.all(ordersList.collection));
+    await r.stop();
+
+    await expect(r.rebuild()).resolves.toBe(false);
+    expect(resets).toBe(1);
+    expect(following()).toBe(0);
+    expect(comparable(await store.all(ordersList.collection))).toEqual(built);
+  });
+
   it('when a rebuild fails, then it throws and the runner follows the log again by itself, its documents complete', async () => {
     const inner = await open();
     const store = new CountingStore(inner);

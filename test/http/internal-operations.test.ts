@@ -191,3 +191,38 @@ describe('the operations API: what it refuses before acting', () => {
     expect((await t.http.get('/v1/ping').set(bearer(p.sandbox)).send({ verbose: true })).status).toBe(200);
   });
 });
+
+describe('a rebuild asked once the read models have stopped (a shutdown past its grace deadline)', () => {
+  let s: TestService;
+  beforeAll(async () => (s = await startTestService({ env: { ADMIN_TOKEN } })));
+  afterAll(() => s.close());
+
+  it('when it is asked through the API or the console, then each answers 503 and nothing is dropped', async () => {
+    const q = await s.partner();
+    const placed = await s.http
+      .post('/v1/orders')
+      .set(bearer(q.sandbox))
+      .set('Idempotency-Key', newKey())
+      .send(orderBody());
+    expect(placed.status).toBe(201);
+    expect((await s.http.get('/v1/orders').set(bearer(q.sandbox))).body.data).toHaveLength(1);
+    await s.service.services.readModels.runner('orders-list').stop();
+
+    const api = await supertest(s.service.app.express)
+      .post('/internal/projections/orders-list/rebuild')
+      .set(bearer(ADMIN_TOKEN))
+      .send({});
+    expect([api.status, api.body.error?.code]).toEqual([503, 'service_unavailable']);
+
+    const agent = supertest.agent(s.service.app.express);
+    expect((await agent.post('/console/login').type('form').send({ token: ADMIN_TOKEN })).status).toBe(303);
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await agent.get('/console/read-side')).text)?.[1];
+    expect(csrf).toBeTruthy();
+    const page = await agent.post('/console/read-side/orders-list/rebuild').type('form').send({ csrf });
+    expect(page.status).toBe(503);
+    expect(page.text).toContain('no rebuild was started');
+
+    const docs = await s.stores.readModels.all('orders');
+    expect(docs.map((d) => d.id)).toEqual([placed.body.data.id]);
+  });
+});

@@ -536,7 +536,8 @@ export function consoleRouter(
     handle(async (req, res) => {
       const name = String(req.params.name);
       try {
-        await deps.readModels.runner(name).rebuild();
+        if (!(await deps.readModels.runner(name).rebuild()))
+          throw new ApiError('service_unavailable', 'The service is shutting down; no rebuild was started.');
       } catch (err) {
         act(res, 'rebuild', { projection: name, outcome: isApiError(err) ? err.code : 'failed' });
         throw err;

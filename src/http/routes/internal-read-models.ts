@@ -70,7 +70,8 @@ export function internalReadModelRoutes(deps: { readModels: ReadModels }) {
       responses: { 202: { description: 'The rebuild has started.', data: ProjectionStatusSchema } },
       errors: [404],
       handler: async ({ params }) => {
-        await deps.readModels.runner(params.name).rebuild();
+        if (!(await deps.readModels.runner(params.name).rebuild()))
+          throw new ApiError('service_unavailable', 'The service is shutting down; no rebuild was started.');
         const status = (await deps.readModels.status()).find((s) => s.name === params.name)!;
         return { status: 202, data: status };
       },
