@@ -7,6 +7,7 @@ import {
   type RecordedEvent,
 } from '../../src/ports/event-store.js';
 import { streamPart } from '../../src/ports/event-filter.js';
+import { deferred } from '../support/deferred.js';
 
 /** How the suite reaches one backend. */
 export interface EventStoreFixture {
@@ -16,12 +17,6 @@ export interface EventStoreFixture {
   cleanup(): Promise<void>;
   /** The backend holds only this fixture's events (embedded); false on a shared server. */
   isolated: boolean;
-}
-
-export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 /** Polls a condition with a bound; for effects with no event to await. */

@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EsdbEventStore } from '../../src/adapters/eventstoredb/event-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
-import { deferred, ev, eventually, eventStoreContract, type EventStoreFixture } from './event-store.contract.js';
+import { ev, eventually, eventStoreContract, type EventStoreFixture } from './event-store.contract.js';
+import { deferred } from '../support/deferred.js';
 import { manualDeferral } from '../support/manual-deferral.js';
 
 function sqliteFixture(dir: string): EventStoreFixture {

@@ -27,7 +27,8 @@ import {
   type RecordedEvent,
 } from '../../src/ports/event-store.js';
 import { EsdbStandIn } from '../support/esdb-stand-in.js';
-import { deferred, ev, eventually } from './event-store.contract.js';
+import { ev, eventually } from './event-store.contract.js';
+import { deferred } from '../support/deferred.js';
 
 /** Rejects when `promise` has not settled within `ms`: a defect here hangs instead of failing. */
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

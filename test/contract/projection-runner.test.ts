@@ -18,6 +18,7 @@ import { ev } from '../unit/order-fixtures.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 import { jsonLineSink, type LogLine } from '../support/log-sink.js';
 import { createLogger } from '../../src/shared/logger.js';
+import { deferred } from '../support/deferred.js';
 
 const PROJECTIONS = [ordersList, riderPositions] as unknown as AnyProjection[];
 const WAIT_MS = 15_000;
@@ -208,8 +209,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
   it('when stopped while its start still waits for the checkpoint, then it never subscribes; a failed read is retried, not thrown', async () => {
     const inner = await open();
     const store = new CountingStore(inner);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     let failNext = false;
     store.checkpoint = async (p) => {
       await gate;
@@ -361,8 +361,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     const r = new ProjectionRunner(ordersList, { events: counted, store });
     running.push(r);
     await r.start();
-    let resetAsked!: () => void;
-    const asked = new Promise<void>((resolve) => (resetAsked = resolve));
+    const { promise: asked, resolve: resetAsked } = deferred();
     let finish!: () => void;
     const inner = store.reset;
     store.reset = (p, c) => (resetAsked(), new Promise<void>((resolve) => (finish = resolve)).then(() => inner(p, c)));
@@ -405,10 +404,8 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     const store = new CountingStore(await open());
     const steps: string[] = [];
     const inner = { put: store.put, reset: store.reset };
-    let putAsked!: () => void;
-    const asked = new Promise<void>((resolve) => (putAsked = resolve));
-    let releasePut!: () => void;
-    const held = new Promise<void>((resolve) => (releasePut = resolve));
+    const { promise: asked, resolve: putAsked } = deferred();
+    const { promise: held, resolve: releasePut } = deferred();
     store.put = async (c, next, seq) => {
       if (steps.length === 0) {
         steps.push('fed write begun');
@@ -419,8 +416,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
       if (steps.length === 1) steps.push('fed write done');
       return ok;
     };
-    let resetCalled!: () => void;
-    const resetting = new Promise<void>((resolve) => (resetCalled = resolve));
+    const { promise: resetting, resolve: resetCalled } = deferred();
     store.reset = async (p, c) => {
       steps.push('reset');
       resetCalled();
@@ -448,8 +444,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     const r = new ProjectionRunner(ordersList, { events, store, logger });
     running.push(r);
     await r.start();
-    let resetAsked!: () => void;
-    const asked = new Promise<void>((resolve) => (resetAsked = resolve));
+    const { promise: asked, resolve: resetAsked } = deferred();
     let fail!: (err: Error) => void;
     store.reset = () => (resetAsked(), new Promise<void>((_, reject) => (fail = reject)));
     const rebuilding = r.rebuild();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { servedByReadModels, verifyReadModels } from '../../src/application/audit/verify.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { placeOrder } from '../support/orders.js';
+import { deferred } from '../support/deferred.js';
 
 // The console's audit in its worker thread. The worker runs compiled (dist/, as in production):
 // `npm test` builds first; run alone, this needs `npm run build`. CI must run it.
@@ -75,8 +76,7 @@ describe.runIf(built || process.env.CI === 'true')('console audit stopped at shu
   });
 
   it('when the service stops while an audit is held by its gate, then stop returns and the job is cancelled', async () => {
-    let gated!: () => void;
-    const reached = new Promise<void>((resolve) => (gated = resolve));
+    const { promise: reached, resolve: gated } = deferred();
     // Never released: only the cancel can end this audit.
     const t = await startTestService({
       auditGate: () => {

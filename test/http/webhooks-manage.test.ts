@@ -10,6 +10,7 @@ import {
   type Receiver,
   type WebhookService,
 } from './webhooks-fixture.js';
+import { deferred } from '../support/deferred.js';
 
 // Managing the endpoint, the events API and bulk recovery, on the embedded stores and with the
 // endpoints and read models in MongoDB (every wire server CI has).
@@ -187,8 +188,7 @@ function suite(env: Record<string, string> | undefined): void {
     it('when deleted while an attempt is out, then that attempt is recorded: a success stands, a failure ends the delivery as failed', async () => {
       const p = await ts.partner();
       receiver = await startReceiver();
-      let release!: () => void;
-      const answered = new Promise<void>((resolve) => (release = resolve));
+      const { promise: answered, resolve: release } = deferred();
       receiver.reply = (n) => ({ status: n === 0 ? 200 : 500, until: answered });
       await register(ts, p.sandbox, receiver.url);
       const sent: Array<{ id: string; event_id: string }> = [];
@@ -223,8 +223,7 @@ function suite(env: Record<string, string> | undefined): void {
     it('when deleted and registered anew while an attempt is out, then its failure still ends the delivery: nothing goes to the new registration', async () => {
       const p = await ts.partner();
       receiver = await startReceiver();
-      let release!: () => void;
-      const answered = new Promise<void>((resolve) => (release = resolve));
+      const { promise: answered, resolve: release } = deferred();
       receiver.reply = () => ({ status: 500, until: answered });
       await register(ts, p.sandbox, receiver.url);
       const sent = (await ts.http.post('/v1/webhooks/test').set(bearer(p.sandbox)).send({})).body.data as {
@@ -440,8 +439,7 @@ function suite(env: Record<string, string> | undefined): void {
       const p = await ts.partner();
       receiver = await startReceiver();
       let failing = true;
-      let release!: () => void;
-      const answered = new Promise<void>((resolve) => (release = resolve));
+      const { promise: answered, resolve: release } = deferred();
       receiver.reply = () => (failing ? { status: 503 } : { status: 200, until: answered });
       await register(ts, p.sandbox, receiver.url);
       const since = ts.clock.now().toISOString();

@@ -12,6 +12,7 @@ import { webhookDeliveries } from '../../projections/webhook-deliveries.js';
 import { requireMongoUrl, uniqueDbName, mongoReadStoreEnv } from '../support/mongo-server.js';
 import type { ReadModelStore } from '../../src/ports/read-model-store.js';
 import { register, startReceiver, startWebhookService, type Receiver } from './webhooks-fixture.js';
+import { deferred } from '../support/deferred.js';
 
 let receiver: Receiver | undefined;
 let dataDir: string | undefined;
@@ -74,8 +75,7 @@ describe('restart in the middle of a retry schedule', () => {
 
 /** The read-model store with every write of the webhook delivery log held until `open()`: a long catch-up. */
 function heldDeliveryLog() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
+  const { promise: opened, resolve: open } = deferred();
   const held = { reached: false, open: () => open(), wrap: (store: ReadModelStore): ReadModelStore => store };
   held.wrap = (store) =>
     new Proxy(store, {
@@ -209,8 +209,7 @@ describe('a standby taking over while a redelivery it was asked for is in flight
   it('when that redelivery fails after the takeover, then the delivery keeps its retry schedule and is retried when due', async () => {
     dataDir = tempDataDir();
     const clock = new ManualClock();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    const { promise: held, resolve: release } = deferred();
     receiver = await startReceiver();
     // The first attempt fails; the redelivery is held open, then fails too; the retry succeeds.
     receiver.reply = (n) => (n === 0 ? { status: 500 } : n === 1 ? { status: 500, until: held } : { status: 200 });

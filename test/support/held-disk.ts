@@ -1,6 +1,7 @@
 import { vi } from 'vitest';
 import type { EventStore } from '../../src/ports/event-store.js';
 import { waitFor } from './wait.js';
+import { deferred } from './deferred.js';
 
 /**
  * Sends a request while `events.whenDurable()` is held, as if the sync covering what the request
@@ -8,8 +9,7 @@ import { waitFor } from './wait.js';
  * The bound on reaching the wait only catches a hang, within vitest's 20 s per test.
  */
 export async function answeredOnceDurable<T>(events: EventStore, send: () => PromiseLike<T>): Promise<T> {
-  let release!: () => void;
-  const disk = new Promise<void>((resolve) => (release = resolve));
+  const { promise: disk, resolve: release } = deferred();
   const durable = vi.spyOn(events, 'whenDurable').mockImplementation(() => disk);
   try {
     let answered = false;

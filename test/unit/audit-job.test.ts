@@ -7,6 +7,7 @@ import { AUDIT_STREAM, AuditJob } from '../../src/application/audit/audit-job.js
 import type { AuditReport } from '../../src/application/audit/verify.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { createLogger } from '../../src/shared/logger.js';
+import { deferred } from '../support/deferred.js';
 
 const logger = createLogger({ level: 'silent', pretty: false });
 
@@ -87,8 +88,7 @@ describe('AuditJob: the outcome every replica shows', () => {
   });
 
   it('given an audit held before its run, when start resolves, then a replica of another host sees it running; cancelled, it records one outcome', async () => {
-    let entered!: () => void;
-    const held = new Promise<void>((resolve) => (entered = resolve));
+    const { promise: held, resolve: entered } = deferred();
     const running = new AuditJob({
       run: async () => bigReport(0),
       gate: () => {
