@@ -69,8 +69,10 @@ const KEEP_ALIVE_MARGIN_MS = 1_000;
 function agentFor(input: SendInput, timeoutMs: number): Agent {
   return new Agent({
     connect: { lookup: pinnedLookup(input.addresses), timeout: timeoutMs, ...(input.ca ? { ca: input.ca } : {}) },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    // The attempt's own deadline (sendWebhook) bounds the headers and the body: undici's timers
+    // would fire before an answer already in the socket is read (below).
+    headersTimeout: 0,
+    bodyTimeout: 0,
     keepAliveTimeout: KEEP_ALIVE_MS,
     keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
   });
@@ -126,7 +128,12 @@ export async function sendWebhook(input: SendInput, connections?: ReceiverConnec
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new AttemptTimeout()), timeoutMs);
+  // The deadline is judged after the I/O waiting at that moment is read (a turn later, as undici's
+  // connect timeout): when the whole process was paused past it (a frozen container, a stalled event
+  // loop), timers run before sockets are read, and an answer already received would be recorded as a
+  // timeout and sent again by the retry schedule.
+  let judging: NodeJS.Immediate | undefined;
+  const timer = setTimeout(() => (judging = setImmediate(() => deadline.abort(new AttemptTimeout()))), timeoutMs);
   const agent = connections ? connections.agent(input, timeoutMs) : agentFor(input, timeoutMs);
   let status: number | null = null;
   try {
@@ -145,6 +152,7 @@ export async function sendWebhook(input: SendInput, connections?: ReceiverConnec
     return { ok: false, status, duration_ms: elapsed(), error: describeError(e, timeoutMs), response_excerpt: null };
   } finally {
     clearTimeout(timer);
+    clearImmediate(judging);
     if (!connections) agent.destroy().catch(() => undefined);
   }
 }

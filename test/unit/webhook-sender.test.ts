@@ -6,6 +6,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -141,6 +142,50 @@ describe('sendWebhook', () => {
   it('when the body stalls after the headers, then the timeout still ends the attempt', async () => {
     const result = await send('/stall-body', { timeoutMs: 300 });
     expect(result).toMatchObject({ ok: false, status: 200, error: 'timed out: no complete response within 300 ms' });
+  });
+
+  it('when the whole process is paused past the timeout while the answer arrives, then the answer counts, not the timeout', async () => {
+    // The receiver runs on a thread of its own, so it answers while this one is paused (a frozen
+    // container, a stalled event loop); it answers only once the pause has begun.
+    const flags = new Int32Array(new SharedArrayBuffer(12));
+    const [RECEIVED, PAUSED, ANSWERED] = [0, 1, 2];
+    const worker = new Worker(
+      `const { workerData: flags, parentPort } = require('node:worker_threads');
+       const server = require('node:http').createServer((req, res) => {
+         req.resume();
+         req.on('end', () => {
+           Atomics.store(flags, ${RECEIVED}, 1);
+           Atomics.wait(flags, ${PAUSED}, 0, 10000);
+           res.on('finish', () => (Atomics.store(flags, ${ANSWERED}, 1), Atomics.notify(flags, ${ANSWERED})));
+           res.writeHead(200).end('thanks');
+         });
+       });
+       server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));`,
+      { eval: true, workerData: flags },
+    );
+    try {
+      const receiverPort = await new Promise<number>((resolve) => worker.once('message', resolve));
+      const timeoutMs = 300;
+      const started = Date.now();
+      const sending = sendWebhook({
+        url: `http://hooks.invalid:${receiverPort}/ok`,
+        addresses: ['127.0.0.1'],
+        headers: { 'content-type': 'application/json' },
+        body: '{"id":"evt_1"}',
+        timeoutMs,
+      });
+      await until(() => Atomics.load(flags, RECEIVED) === 1, 10_000);
+      // Paused after the loop has read its sockets (as a busy process mostly is): timers come next.
+      await new Promise((resolve) => setImmediate(resolve));
+      Atomics.store(flags, PAUSED, 1);
+      Atomics.notify(flags, PAUSED);
+      expect(Atomics.wait(flags, ANSWERED, 0, 10_000)).not.toBe('timed-out');
+      const sleep = new Int32Array(new SharedArrayBuffer(4));
+      while (Date.now() - started < timeoutMs + 200) Atomics.wait(sleep, 0, 0, 20);
+      expect(await sending).toMatchObject({ ok: true, status: 200, error: null, response_excerpt: 'thanks' });
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it('when no timeout is given, then the spec default of 8 s applies (a 1 s reply succeeds)', async () => {
