@@ -91,12 +91,12 @@ describe('__proto__ and constructor as keys', () => {
   });
 });
 
-describe('NUL, bidirectional controls and BOM in text', () => {
+describe('NUL, line separators, bidirectional overrides and BOM in text', () => {
   const CHARACTERS: Array<[string, string]> = [
     ['NUL', '\u0000'],
+    ['LINE SEPARATOR', '\u2028'],
     ['RIGHT-TO-LEFT OVERRIDE', '\u202e'],
     ['RIGHT-TO-LEFT ISOLATE', '\u2067'],
-    ['RIGHT-TO-LEFT MARK', '\u200f'],
     ['BOM (ZERO WIDTH NO-BREAK SPACE)', '\ufeff'],
   ];
   const FIELDS: Array<[string, (v: string) => Record<string, unknown>]> = [
@@ -117,6 +117,23 @@ describe('NUL, bidirectional controls and BOM in text', () => {
       expect(res.body.error.param).toBe(field);
     },
   );
+
+  it('the format characters names are spelled with (joiners, direction marks, soft hyphen) are kept as sent', async () => {
+    const names = [
+      'علی\u200cرضا', // ZERO WIDTH NON-JOINER: Persian spelling
+      'Ali \u{1F468}\u200d\u{1F469}\u200d\u{1F467}', // ZERO WIDTH JOINER: one emoji
+      'فاطمة\u200f (Fatima)', // RIGHT-TO-LEFT MARK between directions
+      'Sara\u061c', // ARABIC LETTER MARK
+      'Kon\u00adstantin', // SOFT HYPHEN
+    ];
+    for (const name of names) {
+      const res = await place(
+        JSON.stringify(orderBody({ reference: name, customer: { name, phone: '+96550001234' } })),
+      );
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
+      expect([res.body.data.reference, res.body.data.customer.name]).toEqual([name, name]);
+    }
+  });
 
   it('a BOM before the JSON text is refused, not read past', async () => {
     const res = await expectRefusedUnchanged(

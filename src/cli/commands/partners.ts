@@ -9,13 +9,13 @@ import type { Scope } from '../../domain/scopes.js';
 const MAX_PARTNER_NAME = 200;
 
 /**
- * A partner name as the API takes partner text (PRINTABLE_PATTERN): no control or format
- * characters (newlines, ESC sequences, bidi overrides), since the name reaches terminals, the
+ * A partner name as the API takes partner text (PRINTABLE_PATTERN): no control characters
+ * (newlines, ESC sequences, bidi overrides), since the name reaches terminals, the
  * console and GET /v1/ping; trimmed, 1 to MAX_PARTNER_NAME characters. The refusal never echoes it.
  */
 function partnerName(name: string): string {
   if (!new RegExp(PRINTABLE_PATTERN, 'u').test(name))
-    throw new CliError('--name must not contain control characters (newlines, tabs, escape or bidi characters).');
+    throw new CliError('--name must not contain control characters (line breaks, tabs, escapes, bidi overrides).');
   const trimmed = name.trim();
   const length = characterCount(trimmed);
   if (length < 1 || length > MAX_PARTNER_NAME)

@@ -17,7 +17,10 @@ import type { PublicOrder } from '../../domain/order/public-order.js';
 const Text = (max: number) =>
   z
     .string()
-    .regex(new RegExp(PRINTABLE_PATTERN, 'u'), 'must not contain control characters')
+    .regex(
+      new RegExp(PRINTABLE_PATTERN, 'u'),
+      'must not contain control characters (line breaks, tabs, escapes, bidi overrides)',
+    )
     .trim()
     .refine(...lengthInCharacters(1, max))
     .openapi({ pattern: PRINTABLE_PATTERN, allOf: [{ pattern: trimmedLengthPattern(1, max) }] });

@@ -56,7 +56,7 @@ const fileName =
 const Text = (max) =>
   z
     .string()
-    .regex(/^[^\p{Cc}\p{Cf}]*$/u, 'must not contain control characters')
+    .regex(/^[^\p{Cc}\u2028-\u202e\u2066-\u206f\ufeff\ufff9-\ufffb]*$/u, 'must not contain control characters')
     .trim()
     .min(1)
     .max(max);
