@@ -71,17 +71,17 @@ export class WebhookEndpoints {
    */
   async register(
     owner: EndpointOwner,
-    input: { url: string; events?: string[] | undefined; enabled_events?: string[] | undefined },
+    input: { url: string; events?: string[] | null | undefined; enabled_events?: string[] | null | undefined },
   ): Promise<{ created: boolean; endpoint: EndpointView }> {
     // What the document states (400) before the rules it cannot state (422): see docs/api.md.
     const chosen = {
-      events: checkEvents(input.events, 'events') ?? undefined,
-      enabled_events: checkEvents(input.enabled_events, 'enabled_events') ?? undefined,
+      events: checkEvents(input.events, 'events'),
+      enabled_events: checkEvents(input.enabled_events, 'enabled_events'),
     };
     const check = await checkWebhookUrl(input.url, this.deps.urls);
     if (!check.ok && !HOST_RULES.has(check.rule))
       throw new ApiError('validation_error', check.reason, { param: 'url' });
-    const events = chosenEvents(chosen) ?? null;
+    const events = chosenEvents(chosen);
     if (!check.ok) throw new ApiError('url_not_allowed', check.reason, { param: 'url' });
     return this.change(owner, (current, now) => {
       if (current)
@@ -169,12 +169,20 @@ function notRegistered(): ApiError {
 /** The URL rules that depend on what a host name resolves to, not on the text: 422, not 400. */
 const HOST_RULES: ReadonlySet<UrlRule> = new Set(['unresolved', 'resolved']);
 
-/** `enabled_events` or its older name `events`; both given must name the same types. */
-function chosenEvents(input: { events?: EventType[] | undefined; enabled_events?: EventType[] | undefined }) {
+/**
+ * `enabled_events` or its older name `events` (null, as answers show it, or left out: all types);
+ * both given must name the same types.
+ */
+function chosenEvents(input: {
+  events: EventType[] | null | undefined;
+  enabled_events: EventType[] | null | undefined;
+}): EventType[] | null {
   const { events, enabled_events: enabled } = input;
-  if (events === undefined || enabled === undefined) return enabled ?? events;
-  const same = (a: string[], b: string[]) => a.every((t) => b.includes(t));
-  if (!same(events, enabled) || !same(enabled, events)) {
+  if (enabled === undefined) return events ?? null;
+  if (events === undefined) return enabled;
+  const within = (a: EventType[] | null, b: EventType[] | null) =>
+    a === null || b === null ? a === b : a.every((t) => b.includes(t));
+  if (!within(events, enabled) || !within(enabled, events)) {
     throw new ApiError(
       'conflicting_parameters',
       'enabled_events and events name the same list: give one of them (or both with the same types).',
@@ -199,8 +207,8 @@ export function present(record: WebhookEndpointRecord, secret: string | undefine
   };
 }
 
-function checkEvents(events: string[] | undefined, param: string): EventType[] | null {
-  if (events === undefined) return null;
+function checkEvents(events: string[] | null | undefined, param: string): EventType[] | null | undefined {
+  if (events === undefined || events === null) return events;
   const unknown = unknownEventTypes(events);
   if (unknown.length > 0) {
     const names = unknown.map((n) => JSON.stringify(n)).join(', ');

@@ -199,6 +199,41 @@ describe('PUT /v1/webhooks/endpoint: event types', () => {
     expect([200, 201]).toContain(ok.status);
     expect(ok.body.data.enabled_events).toEqual([...EVENT_TYPES]);
   });
+
+  it('when the lists come back as GET shows them (null for all), then that is all types; null beside a list is 422', async () => {
+    const put = (b: Record<string, unknown>) => t.http.put('/v1/webhooks/endpoint').set(bearer(p.sandbox)).send(b);
+    const some = await put({ url: 'https://hooks.example.com/orders', enabled_events: ['order.created'] });
+    expect([200, 201]).toContain(some.status);
+    const conflicting = await put({
+      url: 'https://hooks.example.com/orders',
+      events: ['order.created'],
+      enabled_events: null,
+    });
+    expect([conflicting.status, conflicting.body.error?.code]).toEqual([422, 'conflicting_parameters']);
+    for (const body of [{ enabled_events: null }, { events: null }, { events: null, enabled_events: null }]) {
+      expect((await put({ url: 'https://hooks.example.com/orders', enabled_events: ['order.created'] })).status).toBe(
+        200,
+      );
+      const all = await put({ url: 'https://hooks.example.com/orders', ...body });
+      expect([all.status, all.body.data.enabled_events, all.body.data.events], JSON.stringify(body)).toEqual([
+        200,
+        null,
+        null,
+      ]);
+    }
+    // GET's answer, its url changed, sent back as it is (less what only answers carry).
+    const shown = (await t.http.get('/v1/webhooks/endpoint').set(bearer(p.sandbox))).body.data;
+    const back = await put({
+      url: 'https://hooks.example.com/v2',
+      events: shown.events,
+      enabled_events: shown.enabled_events,
+    });
+    expect([back.status, back.body.data.url, back.body.data.enabled_events]).toEqual([
+      200,
+      'https://hooks.example.com/v2',
+      null,
+    ]);
+  });
 });
 
 describe('list filters: id patterns and time ranges', () => {

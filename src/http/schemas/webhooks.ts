@@ -91,20 +91,22 @@ export const RegisterEndpointBody = z
       .array(EventTypeItem)
       .min(1)
       .max(EVENT_TYPES.length * 2)
+      .nullable()
       .optional()
       .openapi({
         description:
           'The same list as `enabled_events` (its earlier name; give either, or both with the same types: both with different types is a 422 conflicting_parameters). ' +
-          'Omitted means all (including types added later). Unknown names: 400.',
+          'Omitted or null means all (including types added later). Unknown names: 400.',
       }),
     enabled_events: z
       .array(EventTypeItem)
       .min(1)
       .max(EVENT_TYPES.length * 2)
+      .nullable()
       .optional()
       .openapi({
         description:
-          'Event types to send; omitted means all (including types added later). `webhook.test` is always sent ' +
+          'Event types to send; omitted or null (as GET answers for all) means all, including types added later. `webhook.test` is always sent ' +
           'when you ask for it. Other events are still created and listed by GET /v1/events. Unknown names: 400.',
         example: ['order.created', 'order.status_changed'],
       }),
