@@ -255,15 +255,27 @@ describe('POST /v1/orders: validation', () => {
     expect(text.body.error).toMatchObject({ code: 'validation_error', param: 'customer.phone' });
   });
 
-  it('when the Idempotency-Key is missing, too short or too long, then 400 validation_error', async () => {
+  it('when the Idempotency-Key is missing, too short, too long or has a tab, then 400 validation_error', async () => {
     const missing = await t.http.post('/v1/orders').set(bearer(p.sandbox)).send(orderBody());
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'validation_error', param: 'Idempotency-Key' });
-    for (const key of ['short', 'k'.repeat(65)]) {
+    for (const key of ['short', 'k'.repeat(65), 'tab\there-key']) {
       const res = await post(orderBody(), key);
-      expect(res.status).toBe(400);
+      expect(res.status, key).toBe(400);
       expect(res.body.error.param).toBe('Idempotency-Key');
     }
+  });
+
+  it('when the Idempotency-Key has spaces between its characters, then it is a key like any other', async () => {
+    const key = `retry of ${newKey()}`.slice(0, 64);
+    const first = await post(orderBody(), key);
+    expect(first.status).toBe(201);
+    const again = await post(orderBody(), key);
+    expect([again.status, again.headers['idempotent-replayed'], again.body.data.id]).toEqual([
+      200,
+      'true',
+      first.body.data.id,
+    ]);
   });
 
   it('when the body is refused, then nothing is written to the event store', async () => {

@@ -183,7 +183,12 @@ export const IdempotencyHeaders = z.object({
     .string({ error: 'the Idempotency-Key header is required' })
     .min(8, 'must be 8 to 64 characters')
     .max(64, 'must be 8 to 64 characters')
-    .regex(/^[\x21-\x7E]+$/, 'must be visible ASCII characters')
+    // Header values are bytes: other text would reach the service as each client encodes it. Spaces
+    // at either end are no part of a header value (HTTP drops them); between characters they are.
+    .regex(
+      /^[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/,
+      'must be visible ASCII characters (spaces allowed between them)',
+    )
     .openapi({
       description:
         'Unique per order you intend to create; reuse it when retrying. A key sent again with the same body answers the order it placed (200, `Idempotent-Replayed: true`), with another body 409 idempotency_conflict: the example is one key, so change it for each new order.',

@@ -114,7 +114,7 @@ const IdempotencyKey = z
   .string()
   .min(8)
   .max(64)
-  .regex(/^[\x21-\x7E]+$/);
+  .regex(/^[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/);
 
 // ---- Prices: the one store of the bench body, in fils (1 KWD = 1000 fils) ----------------------
 
@@ -304,7 +304,10 @@ const keyToId = (key) => {
 
 app.post('/v1/orders', async (req, res) => {
   const key = IdempotencyKey.safeParse(req.get('idempotency-key'));
-  if (!key.success) throw new ValidationError('the Idempotency-Key header must be 8 to 64 visible ASCII characters');
+  if (!key.success)
+    throw new ValidationError(
+      'the Idempotency-Key header must be 8 to 64 visible ASCII characters (spaces allowed between them)',
+    );
   const parsed = PlaceOrderBody.safeParse(req.body);
   if (!parsed.success) {
     res.status(400).json({ error: { code: 'validation_error', issues: parsed.error.issues } });
