@@ -177,8 +177,9 @@ export class ProjectionRunner {
 
   /**
    * Drops the read model and its checkpoint, then replays the whole log into it. Rebuilds asked
-   * together run one after the other; one whose turn comes after a stop does nothing and resolves
-   * false (the caller says the service is stopping), otherwise true. When the stop
+   * together run one after the other. Resolves true once the replay has started; false when the
+   * runner was stopped first (its turn does nothing) or during the reset (the next start replays):
+   * the caller says the service is stopping. When the stop
    * or the reset fails (a store down), it throws and, unless stopped meanwhile, follows the log
    * again by itself as after a failed subscription: from its checkpoint if the reset was not begun,
    * else from zero, whatever checkpoint is stored (another process may save one while the documents
@@ -208,8 +209,9 @@ export class ProjectionRunner {
       if (!this.stopped) this.restartAfter(err, from);
       throw err;
     }
-    // A shutdown while the reset ran: the next start replays from zero (the reset dropped the checkpoint).
-    if (this.stopped) return true;
+    // A shutdown while the reset ran: no replay here; the next start replays from zero (the reset
+    // dropped the checkpoint).
+    if (this.stopped) return false;
     // From zero, not from the stored checkpoint: another process may have saved one meanwhile.
     await this.start(0n);
     return true;

@@ -69,8 +69,8 @@ const KEEP_ALIVE_MARGIN_MS = 1_000;
 function agentFor(input: SendInput, timeoutMs: number): Agent {
   return new Agent({
     connect: { lookup: pinnedLookup(input.addresses), timeout: timeoutMs, ...(input.ca ? { ca: input.ca } : {}) },
-    // The attempt's own deadline (sendWebhook) bounds the headers and the body: undici's timers
-    // would fire before an answer already in the socket is read (below).
+    // The attempt's own deadline (sendWebhook) bounds the headers and the body too: one deadline,
+    // judged after pending I/O (below), rather than undici's timers on their coarse clock as well.
     headersTimeout: 0,
     bodyTimeout: 0,
     keepAliveTimeout: KEEP_ALIVE_MS,

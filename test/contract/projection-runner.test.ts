@@ -369,7 +369,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     await asked;
     await r.stop(); // a shutdown while the reset runs
     finish();
-    await rebuilding;
+    expect(await rebuilding, 'no replay was started').toBe(false);
     expect(following(), 'subscriptions after the stop').toBe(0);
   });
 

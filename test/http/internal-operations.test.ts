@@ -220,7 +220,7 @@ describe('a rebuild asked once the read models have stopped (a shutdown past its
     expect(csrf).toBeTruthy();
     const page = await agent.post('/console/read-side/orders-list/rebuild').type('form').send({ csrf });
     expect(page.status).toBe(503);
-    expect(page.text).toContain('no rebuild was started');
+    expect(page.text).toContain('no replay was started');
 
     const docs = await s.stores.readModels.all('orders');
     expect(docs.map((d) => d.id)).toEqual([placed.body.data.id]);

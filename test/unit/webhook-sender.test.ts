@@ -165,7 +165,8 @@ describe('sendWebhook', () => {
     );
     try {
       const receiverPort = await new Promise<number>((resolve) => worker.once('message', resolve));
-      const timeoutMs = 300;
+      // Long enough that a busy machine reaches the pause before the deadline.
+      const timeoutMs = 2_000;
       const started = Date.now();
       const sending = sendWebhook({
         url: `http://hooks.invalid:${receiverPort}/ok`,

@@ -537,7 +537,10 @@ export function consoleRouter(
       const name = String(req.params.name);
       try {
         if (!(await deps.readModels.runner(name).rebuild()))
-          throw new ApiError('service_unavailable', 'The service is shutting down; no rebuild was started.');
+          throw new ApiError(
+            'service_unavailable',
+            'The service is shutting down; no replay was started (a read model already emptied is replayed at the next start).',
+          );
       } catch (err) {
         act(res, 'rebuild', { projection: name, outcome: isApiError(err) ? err.code : 'failed' });
         throw err;

@@ -71,7 +71,10 @@ export function internalReadModelRoutes(deps: { readModels: ReadModels }) {
       errors: [404],
       handler: async ({ params }) => {
         if (!(await deps.readModels.runner(params.name).rebuild()))
-          throw new ApiError('service_unavailable', 'The service is shutting down; no rebuild was started.');
+          throw new ApiError(
+            'service_unavailable',
+            'The service is shutting down; no replay was started (a read model already emptied is replayed at the next start).',
+          );
         const status = (await deps.readModels.status()).find((s) => s.name === params.name)!;
         return { status: 202, data: status };
       },
