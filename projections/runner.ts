@@ -214,7 +214,8 @@ export class ProjectionRunner {
     if (this.stopped) return false;
     // From zero, not from the stored checkpoint: another process may have saved one meanwhile.
     await this.start(0n);
-    return true;
+    // A stop while the start read its checkpoint: it never subscribed.
+    return !this.stopped;
   }
 
   /** Resolves true once every event up to `position` has been applied; false after `timeoutMs`, or when `signal` aborts first. */

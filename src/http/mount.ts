@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import Router from 'find-my-way';
 import { ApiError } from '../domain/errors.js';
-import { parseOrThrow } from './validation.js';
+import { parseOrThrow, refuseRepeatedHeaders } from './validation.js';
 import { sendJson } from './middleware/json-response.js';
 import { hasBodyHeaders } from './middleware/body.js';
 import { refusesUnknownQuery, type RouteSpec } from './route.js';
@@ -139,6 +139,7 @@ export function routeDispatcher(
     // Typed per route by its schemas; the dispatcher serves every route, so here they are unknown.
     const params: unknown = request.params ? parseOrThrow(request.params, raw, 'path') : raw;
     const query: unknown = request.query ? parseOrThrow(request.query, req.query ?? {}, 'query') : noQuery(route, req);
+    if (request.headers) refuseRepeatedHeaders(Object.keys(request.headers.shape), req.rawHeaders);
     const headers = request.headers ? parseOrThrow(request.headers, req.headers, 'header') : {};
     const ctx = {
       params,

@@ -30,10 +30,7 @@ export function parseOrThrow<T>(
   const all: ErrorDetail[] = withoutFollowUps(result.error.issues).flatMap((issue) => {
     const named = (path: readonly PropertyKey[]) => {
       const param = prefix + formatPath(path) || where;
-      // Headers arrive lower-cased; name them as documented (idempotency-key -> Idempotency-Key).
-      return where === 'header'
-        ? param.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())
-        : param;
+      return where === 'header' ? documentedHeader(param) : param;
     };
     if (issue.code === 'unrecognized_keys') {
       const unknown =
@@ -60,6 +57,27 @@ export function parseOrThrow<T>(
   const first = details[0]!;
   throw new ApiError('validation_error', first.message, { param: first.param, details });
 }
+
+/**
+ * Refuses a header the endpoint reads when it came on several lines: Node joins such lines into one
+ * value ("a, b"), which would pass as one value that no single line carried (two Idempotency-Keys
+ * would make a third key). `names` lower-case, as the header schema's keys.
+ */
+export function refuseRepeatedHeaders(names: readonly string[], rawHeaders: readonly string[]): void {
+  for (const name of names) {
+    let sent = 0;
+    for (let i = 0; i < rawHeaders.length; i += 2)
+      if (rawHeaders[i]!.length === name.length && rawHeaders[i]!.toLowerCase() === name) sent++;
+    if (sent > 1) {
+      const param = documentedHeader(name);
+      throw new ApiError('validation_error', `Send one ${param} header, not several.`, { param });
+    }
+  }
+}
+
+/** Headers arrive lower-cased; named as documented (idempotency-key -> Idempotency-Key). */
+const documentedHeader = (name: string): string =>
+  name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 
 /**
  * "customer.name" + "is required" -> "customer.name is required."; a message that already names

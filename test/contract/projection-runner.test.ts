@@ -355,6 +355,28 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     expect(r.subscribed).toBe(true);
   });
 
+  it('when the runner is stopped while a rebuild starts its replay, then the rebuild resolves false and nothing follows the log', async () => {
+    const store = new CountingStore(await open());
+    const { counted, following } = countingSubscriptions(events);
+    const r = new ProjectionRunner(ordersList, { events: counted, store });
+    running.push(r);
+    await r.start();
+    const { promise: asked, resolve: checkpointAsked } = deferred();
+    const { promise: held, resolve: release } = deferred();
+    const reset = store.reset;
+    store.reset = async (p, c) => {
+      await reset(p, c);
+      const read = store.checkpoint;
+      store.checkpoint = async (p2) => (checkpointAsked(), await held, read(p2));
+    };
+    const rebuilding = r.rebuild();
+    await asked;
+    await r.stop(); // a shutdown while the replay's start reads the checkpoint
+    release();
+    expect(await rebuilding, 'no replay was started').toBe(false);
+    expect(following(), 'subscriptions after the stop').toBe(0);
+  });
+
   it('when the runner is stopped while a rebuild resets its store, then it stays stopped once the reset is done', async () => {
     const store = new CountingStore(await open());
     const { counted, following } = countingSubscriptions(events);

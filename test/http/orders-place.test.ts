@@ -266,6 +266,22 @@ describe('POST /v1/orders: validation', () => {
     }
   });
 
+  it('when the Idempotency-Key is sent on two lines, then 400 and nothing is written (joined, they would be a third key)', async () => {
+    const before = await settledHead(t.service);
+    const res = await t.http
+      .post('/v1/orders')
+      .set(bearer(p.sandbox))
+      .set('Idempotency-Key', [newKey(), newKey()])
+      .send(orderBody());
+    expect([res.status, res.body.error?.code, res.body.error?.param, res.body.error?.message]).toEqual([
+      400,
+      'validation_error',
+      'Idempotency-Key',
+      'Send one Idempotency-Key header, not several.',
+    ]);
+    expect(await t.stores.events.headPosition()).toBe(before);
+  });
+
   it('when the Idempotency-Key has spaces between its characters, then it is a key like any other', async () => {
     const key = `retry of ${newKey()}`.slice(0, 64);
     const first = await post(orderBody(), key);
