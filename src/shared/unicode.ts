@@ -52,27 +52,63 @@ export function characterCount(text: string): number {
   return n;
 }
 
+/** The format characters (Cf) of Unicode 17, as code point ranges (tested equal to `\p{Cf}`). */
+const FORMAT: ReadonlyArray<readonly [number, number]> = [
+  [0xad, 0xad],
+  [0x600, 0x605],
+  [0x61c, 0x61c],
+  [0x6dd, 0x6dd],
+  [0x70f, 0x70f],
+  [0x890, 0x891],
+  [0x8e2, 0x8e2],
+  [0x180e, 0x180e],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x2064],
+  [0x2066, 0x206f],
+  [0xfeff, 0xfeff],
+  [0xfff9, 0xfffb],
+  [0x110bd, 0x110bd],
+  [0x110cd, 0x110cd],
+  [0x13430, 0x1343f],
+  [0x1bca0, 0x1bca3],
+  [0x1d173, 0x1d17a],
+  [0xe0001, 0xe0001],
+  [0xe0020, 0xe007f],
+];
+
 /**
  * What free text refuses, as code point ranges: control characters (Cc: NUL, CR/LF, tab, ESC), the
  * line and paragraph separators, the bidirectional embeddings, overrides and isolates (they
- * reorder the text after them on display: a name or reference shown in the console or a
- * terminal could read as something else), the deprecated format controls, the zero-width no-break
- * space (BOM) and the interlinear annotation characters (they hide text). The other format
- * characters are accepted: the zero-width non-joiner and joiner (Persian and Arabic spelling,
- * emoji sequences), the left-to-right, right-to-left and Arabic letter marks (mixed-direction
- * names), the soft hyphen, Arabic number signs, emoji tag sequences (subdivision flags).
- * Spelled out rather than as `\p{…}` classes so the pattern in the OpenAPI document reads the same
- * in every regex engine (JavaScript, Python, Rust: API tools that generate or check requests).
+ * reorder the text after them on display: a name or reference shown in the console or a terminal
+ * could read as something else), and the invisible characters with no part in spelling a name,
+ * which can hide text or make two values look alike (the zero-width space, the word joiner and
+ * invisible operators, the Mongolian vowel separator, the deprecated format controls, the BOM, the
+ * interlinear annotations, the tag characters). The format characters names are written with are
+ * accepted: the zero-width non-joiner and joiner (Persian and Arabic spelling, emoji sequences),
+ * the left-to-right, right-to-left and Arabic letter marks (mixed-direction names), the soft
+ * hyphen, the Arabic number signs, and the scripts' own format marks. Spelled out rather than as
+ * `\p{…}` classes so the pattern in the OpenAPI document reads the same in JavaScript, Python and
+ * Rust regex engines (API tools that generate or check requests); astral ones are literal.
  */
 const REFUSED_IN_TEXT: ReadonlyArray<readonly [number, number]> = [
   [0x0, 0x1f],
   [0x7f, 0x9f],
+  [0x180e, 0x180e],
+  [0x200b, 0x200b],
   [0x2028, 0x2029],
   [0x202a, 0x202e],
+  [0x2060, 0x2064],
   [0x2066, 0x206f],
   [0xfeff, 0xfeff],
   [0xfff9, 0xfffb],
+  [0xe0001, 0xe0001],
+  [0xe0020, 0xe007f],
 ];
 const spell = (cp: number) => (cp <= 0xffff ? `\\u${cp.toString(16).padStart(4, '0')}` : String.fromCodePoint(cp));
+const spellRanges = (ranges: ReadonlyArray<readonly [number, number]>): string =>
+  ranges.map(([a, b]) => (a === b ? spell(a) : `${spell(a)}-${spell(b)}`)).join('');
 /** Printable text: none of REFUSED_IN_TEXT anywhere (so no CR/LF header or log injection, no reordered display). */
-export const PRINTABLE_PATTERN = `^[^${REFUSED_IN_TEXT.map(([a, b]) => (a === b ? spell(a) : `${spell(a)}-${spell(b)}`)).join('')}]*$`;
+export const PRINTABLE_PATTERN = `^[^${spellRanges(REFUSED_IN_TEXT)}]*$`;
+/** The format characters, spelled for a regex character class. */
+export const FORMAT_CLASS = spellRanges(FORMAT);

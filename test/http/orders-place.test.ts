@@ -271,7 +271,8 @@ describe('POST /v1/orders: validation', () => {
     const res = await t.http
       .post('/v1/orders')
       .set(bearer(p.sandbox))
-      .set('Idempotency-Key', [newKey(), newKey()])
+      // Two header lines (superagent sends an array as one line each; its types say otherwise).
+      .set('Idempotency-Key', [newKey(), newKey()] as unknown as string)
       .send(orderBody());
     expect([res.status, res.body.error?.code, res.body.error?.param, res.body.error?.message]).toEqual([
       400,

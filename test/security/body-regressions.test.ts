@@ -98,6 +98,8 @@ describe('NUL, line separators, bidirectional overrides and BOM in text', () => 
     ['RIGHT-TO-LEFT OVERRIDE', '\u202e'],
     ['RIGHT-TO-LEFT ISOLATE', '\u2067'],
     ['BOM (ZERO WIDTH NO-BREAK SPACE)', '\ufeff'],
+    ['ZERO WIDTH SPACE', '\u200b'],
+    ['TAG LATIN SMALL LETTER X (hidden text)', '\u{E0078}'],
   ];
   const FIELDS: Array<[string, (v: string) => Record<string, unknown>]> = [
     ['reference', (v) => orderBody({ reference: `ref${v}x` })],
@@ -132,6 +134,30 @@ describe('NUL, line separators, bidirectional overrides and BOM in text', () => 
       );
       expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
       expect([res.body.data.reference, res.body.data.customer.name]).toEqual([name, name]);
+    }
+  });
+
+  it('text made only of invisible characters is refused: a name or reference needs a visible one', async () => {
+    const WHOLE: Array<[string, (v: string) => Record<string, unknown>]> = [
+      ['reference', (v) => orderBody({ reference: v })],
+      ['customer.name', (v) => orderBody({ customer: { name: v, phone: '+96550001234' } })],
+      [
+        'delivery_address.line1',
+        (v) => orderBody({ delivery_address: { line1: v, area: 'Salmiya', location: { lat: 29.3349, lng: 48.0878 } } }),
+      ],
+    ];
+    for (const invisible of ['\u200c', ' \u200d ', '\u200f\u00ad']) {
+      for (const [field, build] of WHOLE) {
+        const res = await expectRefusedUnchanged(
+          () => place(JSON.stringify(build(invisible))),
+          400,
+          'validation_error',
+        );
+        expect([res.body.error.param, res.body.error.message], JSON.stringify(invisible)).toEqual([
+          field,
+          `${field} must contain a visible character.`,
+        ]);
+      }
     }
   });
 

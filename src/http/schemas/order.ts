@@ -1,7 +1,12 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import phoneMetadata from 'libphonenumber-js/min/metadata';
 import { z } from '../openapi/zod.js';
-import { lengthInCharacters, trimmedLengthPattern } from './text-patterns.js';
+import {
+  lengthInCharacters,
+  trimmedLengthPattern,
+  VISIBLE_CHARACTER,
+  VISIBLE_CHARACTER_PATTERN,
+} from './text-patterns.js';
 import { PRINTABLE_PATTERN } from '../../shared/unicode.js';
 import { Environment, IsoTimestamp, modifierIds, promoCode } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
@@ -19,11 +24,15 @@ const Text = (max: number) =>
     .string()
     .regex(
       new RegExp(PRINTABLE_PATTERN, 'u'),
-      'must not contain control characters (line breaks, tabs, escapes, bidi overrides)',
+      'must not contain control characters (line breaks, tabs, escapes, bidi overrides, zero-width spaces)',
     )
     .trim()
     .refine(...lengthInCharacters(1, max))
-    .openapi({ pattern: PRINTABLE_PATTERN, allOf: [{ pattern: trimmedLengthPattern(1, max) }] });
+    .refine((text) => VISIBLE_CHARACTER.test(text), 'must contain a visible character')
+    .openapi({
+      pattern: PRINTABLE_PATTERN,
+      allOf: [{ pattern: trimmedLengthPattern(1, max) }, { pattern: VISIBLE_CHARACTER_PATTERN }],
+    });
 /**
  * The partner's reference, trimmed as other text is, in the body and in the list's filter alike: a
  * lookup by the value as sent finds the order (the spec's lookup after an unconfirmed creation).

@@ -1,4 +1,4 @@
-import { characterCount } from '../../shared/unicode.js';
+import { characterCount, FORMAT_CLASS } from '../../shared/unicode.js';
 
 /**
  * JSON Schema `pattern`s for values the service reads from text in its own way, so the OpenAPI
@@ -11,6 +11,14 @@ import { characterCount } from '../../shared/unicode.js';
 const WS = '[\\t\\n\\x0b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]';
 const NOT_WS = '[^\\t\\n\\x0b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]';
 const ANY = '[\\s\\S]';
+
+/**
+ * Somewhere a character that is neither whitespace nor a format character (unanchored, as JSON
+ * Schema reads a pattern): text whose characters are all invisible (a lone joiner or direction
+ * mark) is no name or reference, though trimming leaves it a character long.
+ */
+export const VISIBLE_CHARACTER_PATTERN = `${NOT_WS.slice(0, -1)}${FORMAT_CLASS}]`;
+export const VISIBLE_CHARACTER = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u');
 
 /**
  * A string of `min` to `max` characters once leading and trailing whitespace is trimmed (what
