@@ -55,6 +55,19 @@ describe('webhook URL ports (production rules)', () => {
   });
 
   it.each([
+    'https://hooks.example.com/orders\u202e/redro',
+    'https://hooks.example.com/a\nb',
+    'https://hooks.example.com/a\u2028b',
+    'https://hooks.example.com/\u0000',
+    'https://hooks.example.com/\u{E0041}',
+  ])('when the URL %j holds a character no echoed text may, then 400 on url and nothing is registered', async (url) => {
+    const p = await ts.partner();
+    const res = await ts.http.put('/v1/webhooks/endpoint').set(bearer(p.live)).send({ url });
+    expect([res.status, res.body.error?.code, res.body.error?.param]).toEqual([400, 'validation_error', 'url']);
+    expect(await ts.stores.webhookEndpoints.get(p.id, 'live')).toBeNull();
+  });
+
+  it.each([
     'https://hooks.example.com/',
     'https://hooks.example.com:443/',
     'https://hooks.example.com:1024/',
