@@ -108,6 +108,9 @@ const REFUSED_IN_TEXT: ReadonlyArray<readonly [number, number]> = [
 const spell = (cp: number) => (cp <= 0xffff ? `\\u${cp.toString(16).padStart(4, '0')}` : String.fromCodePoint(cp));
 const spellRanges = (ranges: ReadonlyArray<readonly [number, number]>): string =>
   ranges.map(([a, b]) => (a === b ? spell(a) : `${spell(a)}-${spell(b)}`)).join('');
+/** What a refusal by PRINTABLE_PATTERN says, after the field's name. */
+export const PRINTABLE_RULE =
+  'must not contain control characters (line breaks, tabs, escapes, bidi overrides, zero-width spaces)';
 /** Printable text: none of REFUSED_IN_TEXT anywhere (so no CR/LF header or log injection, no reordered display). */
 export const PRINTABLE_PATTERN = `^[^${spellRanges(REFUSED_IN_TEXT)}]*$`;
 /** The format characters, spelled for a regex character class. */

@@ -125,6 +125,32 @@ describe("the operations API in the operators' document", () => {
     }
   });
 
+  it('text partners will see (a reason, a rider) follows the API text rule, through HTTP and runOperation alike', async () => {
+    const deps = { orders: t.service.services.orders, riders: t.service.services.riders };
+    const id = await placeOrder();
+    const before = await t.stores.events.headPosition();
+    for (const [action, body] of [
+      ['cancel', { reason: 'kitchen \u202eclosed' }],
+      ['assign-rider', { name: 'Ali\nNote', phone: '+96550001234', vehicle: 'bike' }],
+    ] as const) {
+      const field = 'reason' in body ? 'reason' : 'name';
+      const res = await raw().post(`/internal/orders/${id}/${action}`).set(bearer(ADMIN_TOKEN)).send(body);
+      expect([res.status, res.body.error?.code, res.body.error?.param], action).toEqual([
+        400,
+        'validation_error',
+        field,
+      ]);
+      const direct = await runOperation(deps, id, action, { ...body }).catch((err: unknown) => err);
+      expect(isApiError(direct) && [direct.code, direct.param], action).toEqual(['validation_error', field]);
+    }
+    expect(await t.stores.events.headPosition()).toBe(before);
+    const accepted = await raw()
+      .post(`/internal/orders/${id}/cancel`)
+      .set(bearer(ADMIN_TOKEN))
+      .send({ reason: 'المطبخ\u200cمغلق' });
+    expect([accepted.status, accepted.body.data.cancellation?.reason]).toEqual([200, 'المطبخ\u200cمغلق']);
+  });
+
   it('an unknown action is still 400 validation_error after the admin token (401 without it); an escaped known one runs as that action', async () => {
     const id = await placeOrder();
     const unknown = await raw().post(`/internal/orders/${id}/teleport`).set(bearer(ADMIN_TOKEN)).send({});

@@ -12,9 +12,12 @@ import type { OrderService } from '../../application/orders/order-service.js';
 import type { RiderLocations } from '../../application/orders/rider-locations.js';
 import { toPublicOrder } from '../../domain/order/public-order.js';
 import { OrderSchema } from '../schemas/order.js';
+import { PRINTABLE_PATTERN, PRINTABLE_RULE } from '../../shared/unicode.js';
 
-// zod counts code points, as runOperation and the document's minLength/maxLength do.
-const text = ({ min, max }: { min: number; max: number }) => (min > 0 ? z.string().min(min) : z.string()).max(max);
+// zod counts code points, as runOperation and the document's minLength/maxLength do; the character
+// rule is the API's free-text one, as runOperation applies it.
+const text = ({ min, max }: { min: number; max: number }) =>
+  (min > 0 ? z.string().min(min) : z.string()).max(max).regex(new RegExp(PRINTABLE_PATTERN, 'u'), PRINTABLE_RULE);
 
 /**
  * Every field an action body may carry, with the limits runOperation applies to every caller.
