@@ -84,12 +84,14 @@ const FORMAT: ReadonlyArray<readonly [number, number]> = [
  * could read as something else), and the invisible characters with no part in spelling a name,
  * which can hide text or make two values look alike (the zero-width space, the word joiner and
  * invisible operators, the Mongolian vowel separator, the deprecated format controls, the BOM, the
- * interlinear annotations, the tag characters). The format characters names are written with are
- * accepted: the zero-width non-joiner and joiner (Persian and Arabic spelling, emoji sequences),
- * the left-to-right, right-to-left and Arabic letter marks (mixed-direction names), the soft
- * hyphen, the Arabic number signs, and the scripts' own format marks. Spelled out rather than as
- * `\p{…}` classes so the pattern in the OpenAPI document reads the same in JavaScript, Python and
- * Rust regex engines (API tools that generate or check requests); astral ones are literal.
+ * interlinear annotations). The format characters names are written with are accepted: the
+ * zero-width non-joiner and joiner (Persian and Arabic spelling, emoji sequences), the
+ * left-to-right, right-to-left and Arabic letter marks (mixed-direction names), the soft hyphen,
+ * the Arabic number signs, the scripts' own format marks, and the tag characters (the England,
+ * Scotland and Wales flags are tag sequences). Spelled out as `\uXXXX` escapes of the BMP only,
+ * rather than `\p{…}` classes or astral literals, so the pattern in the OpenAPI document compiles
+ * alike in JavaScript with or without the `u` flag, Python and Rust (API tools that generate or
+ * check requests).
  */
 const REFUSED_IN_TEXT: ReadonlyArray<readonly [number, number]> = [
   [0x0, 0x1f],
@@ -102,8 +104,6 @@ const REFUSED_IN_TEXT: ReadonlyArray<readonly [number, number]> = [
   [0x2066, 0x206f],
   [0xfeff, 0xfeff],
   [0xfff9, 0xfffb],
-  [0xe0001, 0xe0001],
-  [0xe0020, 0xe007f],
 ];
 const spell = (cp: number) => (cp <= 0xffff ? `\\u${cp.toString(16).padStart(4, '0')}` : String.fromCodePoint(cp));
 const spellRanges = (ranges: ReadonlyArray<readonly [number, number]>): string =>
@@ -113,5 +113,8 @@ export const PRINTABLE_RULE =
   'must not contain control characters (line breaks, tabs, escapes, bidi overrides, zero-width spaces)';
 /** Printable text: none of REFUSED_IN_TEXT anywhere (so no CR/LF header or log injection, no reordered display). */
 export const PRINTABLE_PATTERN = `^[^${spellRanges(REFUSED_IN_TEXT)}]*$`;
-/** The format characters, spelled for a regex character class. */
-export const FORMAT_CLASS = spellRanges(FORMAT);
+/**
+ * The format characters of the BMP, spelled for a regex character class (the astral ones, tags and
+ * scripts' marks, would make a pattern that only compiles with the `u` flag).
+ */
+export const FORMAT_CLASS = spellRanges(FORMAT.filter(([, last]) => last <= 0xffff));

@@ -17,7 +17,11 @@ import { PRINTABLE_PATTERN, PRINTABLE_RULE } from '../../shared/unicode.js';
 // zod counts code points, as runOperation and the document's minLength/maxLength do; the character
 // rule is the API's free-text one, as runOperation applies it.
 const text = ({ min, max }: { min: number; max: number }) =>
-  (min > 0 ? z.string().min(min) : z.string()).max(max).regex(new RegExp(PRINTABLE_PATTERN, 'u'), PRINTABLE_RULE);
+  (min > 0 ? z.string().min(min) : z.string())
+    .max(max)
+    .regex(new RegExp(PRINTABLE_PATTERN, 'u'), PRINTABLE_RULE)
+    // A flagged regex is written as `source/u` in the document, which nothing matches: the source.
+    .openapi({ pattern: PRINTABLE_PATTERN });
 
 /**
  * Every field an action body may carry, with the limits runOperation applies to every caller.

@@ -3,7 +3,7 @@ import { defineRoute } from '../route.js';
 import type { OrderQueries } from '../../application/orders/order-queries.js';
 import { ORDER_STATUSES } from '../../domain/order/machine.js';
 import { toPublicOrder } from '../../domain/order/public-order.js';
-import { ORDER_ID_PATTERN, OrderIdParams, OrderSchema, Reference } from '../schemas/order.js';
+import { ORDER_ID_PATTERN, OrderIdParams, OrderSchema, ReferenceFilter } from '../schemas/order.js';
 import { IsoTimestamp, cursorParam, queryNumber } from '../schemas/common.js';
 import { Instant, InstantRoundedUp, TIME_RANGE_NOTE } from '../schemas/webhooks.js';
 import { partnerContext } from './orders.js';
@@ -18,7 +18,7 @@ const ListOrdersQuery = z
       yours: 'your orders in this environment',
       notFound: 'order_not_found',
     }),
-    reference: Reference.optional().openapi({
+    reference: ReferenceFilter.optional().openapi({
       description:
         'Your own reference: find an order after an unconfirmed creation. Matched exactly once surrounding whitespace is removed, as it is from the reference an order is placed with; a value no order was placed with matches none.',
     }),

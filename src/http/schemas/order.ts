@@ -30,11 +30,18 @@ const Text = (max: number) =>
       pattern: PRINTABLE_PATTERN,
       allOf: [{ pattern: trimmedLengthPattern(1, max) }, { pattern: VISIBLE_CHARACTER_PATTERN }],
     });
-/**
- * The partner's reference, trimmed as other text is, in the body and in the list's filter alike: a
- * lookup by the value as sent finds the order (the spec's lookup after an unconfirmed creation).
- */
+/** The partner's reference, trimmed as other text is. */
 export const Reference = Text(100);
+/**
+ * The list's filter by reference: trimmed as the body's, so a lookup by the value as sent finds the
+ * order (the spec's lookup after an unconfirmed creation), but without the character rule, which
+ * only compares: an order placed under an earlier, wider rule is still found.
+ */
+export const ReferenceFilter = z
+  .string()
+  .trim()
+  .refine(...lengthInCharacters(1, 100))
+  .openapi({ pattern: trimmedLengthPattern(1, 100) });
 const Id = z
   .string()
   .min(1)
@@ -190,10 +197,11 @@ export const IdempotencyHeaders = z.object({
     .min(8, 'must be 8 to 64 characters')
     .max(64, 'must be 8 to 64 characters')
     // Header values are bytes: other text would reach the service as each client encodes it. Spaces
-    // at either end are no part of a header value (HTTP drops them); between characters they are.
+    // at either end are no part of a header value (HTTP drops them); between characters they are,
+    // but not after a comma: ", " is how HTTP joins repeated lines (a proxy may merge two keys so).
     .regex(
-      /^[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/,
-      'must be visible ASCII characters (spaces allowed between them)',
+      /^(?![\s\S]*, )[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/,
+      'must be visible ASCII characters (spaces allowed between them, but not after a comma)',
     )
     .openapi({
       description:

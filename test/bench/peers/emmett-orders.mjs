@@ -114,7 +114,7 @@ const IdempotencyKey = z
   .string()
   .min(8)
   .max(64)
-  .regex(/^[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/);
+  .regex(/^(?![\s\S]*, )[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/);
 
 // ---- Prices: the one store of the bench body, in fils (1 KWD = 1000 fils) ----------------------
 
