@@ -18,6 +18,7 @@ import { beforeReading, carriesBody } from '../middleware/body.js';
 import { CONSOLE_ASSETS, MERMAID } from './assets.js';
 import { sameSecret } from '../../shared/secrets.js';
 import { ConsoleSessions, type ConsoleSession } from './sessions.js';
+import { rebuild } from '../routes/internal-read-models.js';
 import {
   deliveryAnchor,
   errorPage,
@@ -536,11 +537,7 @@ export function consoleRouter(
     handle(async (req, res) => {
       const name = String(req.params.name);
       try {
-        if (!(await deps.readModels.runner(name).rebuild()))
-          throw new ApiError(
-            'service_unavailable',
-            'The service is shutting down; no replay was started (a read model already emptied is replayed at the next start).',
-          );
+        await rebuild(deps.readModels, name);
       } catch (err) {
         act(res, 'rebuild', { projection: name, outcome: isApiError(err) ? err.code : 'failed' });
         throw err;

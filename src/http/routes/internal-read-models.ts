@@ -39,6 +39,15 @@ const Pagination = z
   .object({ limit: z.int(), has_more: z.boolean(), next_starting_after: z.string().nullable() })
   .openapi('ReadModelPagination');
 
+/** Starts a rebuild (API and console alike): 503 when the service's stop came first. */
+export async function rebuild(readModels: ReadModels, name: string): Promise<void> {
+  if (!(await readModels.runner(name).rebuild()))
+    throw new ApiError(
+      'service_unavailable',
+      'The service is shutting down; no replay was started (a read model already emptied is replayed at the next start).',
+    );
+}
+
 /**
  * Projections for operators and auditors (ADMIN_TOKEN): progress, rebuild, and every document of a
  * read model. In the embedded mode the read models live inside the server process (a private temporary database), so this is the
@@ -70,11 +79,7 @@ export function internalReadModelRoutes(deps: { readModels: ReadModels }) {
       responses: { 202: { description: 'The rebuild has started.', data: ProjectionStatusSchema } },
       errors: [404],
       handler: async ({ params }) => {
-        if (!(await deps.readModels.runner(params.name).rebuild()))
-          throw new ApiError(
-            'service_unavailable',
-            'The service is shutting down; no replay was started (a read model already emptied is replayed at the next start).',
-          );
+        await rebuild(deps.readModels, params.name);
         const status = (await deps.readModels.status()).find((s) => s.name === params.name)!;
         return { status: 202, data: status };
       },
