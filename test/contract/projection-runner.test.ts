@@ -17,7 +17,7 @@ import { ReadModels } from '../../src/application/read-models.js';
 import { ev } from '../unit/order-fixtures.js';
 import { requireMongoUrl, uniqueDbName } from '../support/mongo-server.js';
 import { jsonLineSink, type LogLine } from '../support/log-sink.js';
-import { createLogger } from '../../src/shared/logger.js';
+import { createLogger, type Logger } from '../../src/shared/logger.js';
 import { deferred } from '../support/deferred.js';
 
 const PROJECTIONS = [ordersList, riderPositions] as unknown as AnyProjection[];
@@ -86,8 +86,13 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function runner(projection: AnyProjection, store: ReadModelStore): ProjectionRunner {
-  const r = new ProjectionRunner(projection, { events, store });
+/** A runner stopped after the test; `deps` in place of the shared event store or a silent logger. */
+function runner(
+  projection: AnyProjection,
+  store: ReadModelStore,
+  deps: { events?: SqliteEventStore; logger?: Logger } = {},
+): ProjectionRunner {
+  const r = new ProjectionRunner(projection, { events, store, ...deps });
   running.push(r);
   return r;
 }
@@ -288,8 +293,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
   it('when rebuilds are asked again while one is starting, then one subscription follows the log, none after stop, and the documents are what one rebuild builds', async () => {
     const store = await open();
     const { counted, following } = countingSubscriptions(events);
-    const r = new ProjectionRunner(ordersList, { events: counted, store });
-    running.push(r);
+    const r = runner(ordersList, store, { events: counted });
     await r.start();
     for (let n = 0; n < 3; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
     await reachHead(r);
@@ -313,8 +317,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     const inner = store.reset;
     store.reset = (p, c) => (resets++, inner(p, c));
     const { counted, following } = countingSubscriptions(events);
-    const r = new ProjectionRunner(ordersList, { events: counted, store });
-    running.push(r);
+    const r = runner(ordersList, store, { events: counted });
     await r.start();
     for (let n = 0; n < 2; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
     await reachHead(r);
@@ -358,8 +361,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
   it('when the runner is stopped while a rebuild starts its replay, then the rebuild resolves false and nothing follows the log', async () => {
     const store = new CountingStore(await open());
     const { counted, following } = countingSubscriptions(events);
-    const r = new ProjectionRunner(ordersList, { events: counted, store });
-    running.push(r);
+    const r = runner(ordersList, store, { events: counted });
     await r.start();
     const { promise: asked, resolve: checkpointAsked } = deferred();
     const { promise: held, resolve: release } = deferred();
@@ -380,8 +382,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
   it('when the runner is stopped while a rebuild resets its store, then it stays stopped once the reset is done', async () => {
     const store = new CountingStore(await open());
     const { counted, following } = countingSubscriptions(events);
-    const r = new ProjectionRunner(ordersList, { events: counted, store });
-    running.push(r);
+    const r = runner(ordersList, store, { events: counted });
     await r.start();
     const { promise: asked, resolve: resetAsked } = deferred();
     let finish!: () => void;
@@ -400,8 +401,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     const lines: LogLine[] = [];
     const logger = createLogger({ level: 'info', destination: jsonLineSink(lines) });
     const { counted: failingAtStop, afters } = countingSubscriptions(events, { failAtStop: true });
-    const r = new ProjectionRunner(ordersList, { events: failingAtStop, store, logger });
-    running.push(r);
+    const r = runner(ordersList, store, { events: failingAtStop, logger });
     await r.start();
     for (let n = 0; n < 3; n++) await appendOrder(n, lifeOf(n).slice(0, 2));
     await reachHead(r);
@@ -463,8 +463,7 @@ describe.each(adapters)('projection runner over the embedded event store, %s rea
     const store = new CountingStore(await open());
     const lines: LogLine[] = [];
     const logger = createLogger({ level: 'info', destination: jsonLineSink(lines) });
-    const r = new ProjectionRunner(ordersList, { events, store, logger });
-    running.push(r);
+    const r = runner(ordersList, store, { logger });
     await r.start();
     const { promise: asked, resolve: resetAsked } = deferred();
     let fail!: (err: Error) => void;
