@@ -113,6 +113,8 @@ export const PRINTABLE_RULE =
   'must not contain control characters (line breaks, tabs, escapes, bidi overrides, zero-width spaces)';
 /** Printable text: none of REFUSED_IN_TEXT anywhere (so no CR/LF header or log injection, no reordered display). */
 export const PRINTABLE_PATTERN = `^[^${spellRanges(REFUSED_IN_TEXT)}]*$`;
+/** PRINTABLE_PATTERN compiled, for every check of it (no `g` flag: shared safely). */
+export const PRINTABLE_TEXT = new RegExp(PRINTABLE_PATTERN, 'u');
 /**
  * The format characters of the BMP, spelled for a regex character class (the astral ones, tags and
  * scripts' marks, would make a pattern that only compiles with the `u` flag).

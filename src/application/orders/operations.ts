@@ -6,7 +6,7 @@ import type { CommandContext } from './context.js';
 import type { OrderService } from './order-service.js';
 import type { RiderLocations } from './rider-locations.js';
 import { extend } from '../../shared/objects.js';
-import { characterCount, PRINTABLE_PATTERN, PRINTABLE_RULE } from '../../shared/unicode.js';
+import { characterCount, PRINTABLE_RULE, PRINTABLE_TEXT } from '../../shared/unicode.js';
 
 /** What restaurants, riders and support do to live orders; the same list backs /internal and `cli ops`. */
 export const OPS_ACTIONS = [
@@ -64,15 +64,14 @@ export const OPS_TEXT_LIMITS = {
   vehicle: { min: 1, max: 40 },
 } as const;
 
-const PRINTABLE = new RegExp(PRINTABLE_PATTERN, 'u');
-
 function checkTextLimits(args: OpsArgs): void {
   for (const field of Object.keys(OPS_TEXT_LIMITS) as Array<keyof typeof OPS_TEXT_LIMITS>) {
     const value = args[field];
     const { min, max } = OPS_TEXT_LIMITS[field];
     if (value === undefined) continue;
     // Partners see this text (the cancellation's reason, the rider in tracking): the API's text rule.
-    if (!PRINTABLE.test(value)) throw new ApiError('validation_error', `${field} ${PRINTABLE_RULE}.`, { param: field });
+    if (!PRINTABLE_TEXT.test(value))
+      throw new ApiError('validation_error', `${field} ${PRINTABLE_RULE}.`, { param: field });
     const n = characterCount(value);
     if (n >= min && n <= max) continue;
     const rule = min === 0 ? `at most ${max}` : `${min} to ${max}`;

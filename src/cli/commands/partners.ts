@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { PartnerAdmin } from '../../application/partners.js';
 import { systemClock } from '../../shared/clock.js';
-import { characterCount, PRINTABLE_PATTERN, PRINTABLE_RULE } from '../../shared/unicode.js';
+import { characterCount, PRINTABLE_RULE, PRINTABLE_TEXT } from '../../shared/unicode.js';
 import { CliError, printJson, printTable, withStores } from '../context.js';
 import { parsePositiveInt, parseScopes } from '../options.js';
 import type { Scope } from '../../domain/scopes.js';
@@ -14,7 +14,7 @@ const MAX_PARTNER_NAME = 200;
  * console and GET /v1/ping; trimmed, 1 to MAX_PARTNER_NAME characters. The refusal never echoes it.
  */
 function partnerName(name: string): string {
-  if (!new RegExp(PRINTABLE_PATTERN, 'u').test(name)) throw new CliError(`--name ${PRINTABLE_RULE}.`);
+  if (!PRINTABLE_TEXT.test(name)) throw new CliError(`--name ${PRINTABLE_RULE}.`);
   const trimmed = name.trim();
   const length = characterCount(trimmed);
   if (length < 1 || length > MAX_PARTNER_NAME)

@@ -12,14 +12,14 @@ import type { OrderService } from '../../application/orders/order-service.js';
 import type { RiderLocations } from '../../application/orders/rider-locations.js';
 import { toPublicOrder } from '../../domain/order/public-order.js';
 import { OrderSchema } from '../schemas/order.js';
-import { PRINTABLE_PATTERN, PRINTABLE_RULE } from '../../shared/unicode.js';
+import { PRINTABLE_PATTERN, PRINTABLE_RULE, PRINTABLE_TEXT } from '../../shared/unicode.js';
 
 // zod counts code points, as runOperation and the document's minLength/maxLength do; the character
 // rule is the API's free-text one, as runOperation applies it.
 const text = ({ min, max }: { min: number; max: number }) =>
   (min > 0 ? z.string().min(min) : z.string())
     .max(max)
-    .regex(new RegExp(PRINTABLE_PATTERN, 'u'), PRINTABLE_RULE)
+    .regex(PRINTABLE_TEXT, PRINTABLE_RULE)
     // A flagged regex is written as `source/u` in the document, which nothing matches: the source.
     .openapi({ pattern: PRINTABLE_PATTERN });
 

@@ -7,7 +7,7 @@ import {
   VISIBLE_CHARACTER,
   VISIBLE_CHARACTER_PATTERN,
 } from './text-patterns.js';
-import { PRINTABLE_PATTERN, PRINTABLE_RULE } from '../../shared/unicode.js';
+import { PRINTABLE_PATTERN, PRINTABLE_RULE, PRINTABLE_TEXT } from '../../shared/unicode.js';
 import { Environment, IsoTimestamp, modifierIds, promoCode } from './common.js';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../domain/order/machine.js';
 import { MAX_TIP } from '../../domain/money.js';
@@ -22,7 +22,7 @@ import type { PublicOrder } from '../../domain/order/public-order.js';
 const Text = (max: number) =>
   z
     .string()
-    .regex(new RegExp(PRINTABLE_PATTERN, 'u'), PRINTABLE_RULE)
+    .regex(PRINTABLE_TEXT, PRINTABLE_RULE)
     .trim()
     .refine(...lengthInCharacters(1, max))
     .refine((text) => VISIBLE_CHARACTER.test(text), 'must contain a visible character')

@@ -3,7 +3,7 @@ import { IsoTimestamp, cursorParam, queryNumber } from './common.js';
 import { OrderSchema } from './order.js';
 import { EVENT_TYPES } from '../../domain/webhook/event-types.js';
 import { webhookEnvelopeSchemas } from '../../domain/webhook/envelope.js';
-import { PRINTABLE_PATTERN, PRINTABLE_RULE } from '../../shared/unicode.js';
+import { PRINTABLE_RULE, PRINTABLE_TEXT } from '../../shared/unicode.js';
 
 const EventTypeName = z.enum(EVENT_TYPES);
 /**
@@ -80,7 +80,7 @@ export const RegisterEndpointBody = z
       .trim()
       // Stored and shown as sent (the console, the delivery log): once trimmed, no character that
       // breaks a line, reorders what follows on display or hides text, as any text the service echoes.
-      .regex(new RegExp(PRINTABLE_PATTERN, 'u'), PRINTABLE_RULE)
+      .regex(PRINTABLE_TEXT, PRINTABLE_RULE)
       .min(1)
       .max(2048)
       .openapi({
